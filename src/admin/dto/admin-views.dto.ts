@@ -1,0 +1,48 @@
+import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { PageDto } from '../../catalog/dto/catalog-page.dto.js';
+import { StoredCryptoPairDto } from '../../catalog/dto/crypto-pair-input.dto.js';
+import {
+  PaymentStatusElement,
+  STATUS_ELEMENT_MODELS,
+} from '../../payment-status/dto/payment-status-view.dto.js';
+import { PAYMENT_STATUSES } from '../../payment-status/payment-status.types.js';
+
+export class AdminCatalogPageDto {
+  @ApiProperty({ type: [StoredCryptoPairDto] }) payload: StoredCryptoPairDto[];
+  @ApiProperty({ type: PageDto }) page: PageDto;
+}
+
+export class AdminPaymentSessionDto {
+  @ApiProperty({ example: 'vk_9c1d7e2f4a' }) validationKey: string;
+  @ApiProperty({ example: 'demo' }) merchantId: string;
+  @ApiProperty({ type: 'integer', example: 2, description: 'Grows by one per transition.' })
+  version: number;
+  @ApiProperty({
+    enum: ['created', 'updated', 'unchanged'],
+    description: '`unchanged`: the identical report was already stored (idempotent repeat).',
+  })
+  outcome: 'created' | 'updated' | 'unchanged';
+  @ApiProperty({
+    description: 'What the merchant now sees.',
+    type: 'array',
+    items: { oneOf: STATUS_ELEMENT_MODELS.map((model) => ({ $ref: getSchemaPath(model) })) },
+  })
+  payload: [PaymentStatusElement];
+}
+
+export class TransitionDto {
+  @ApiPropertyOptional({
+    enum: PAYMENT_STATUSES,
+    nullable: true,
+    description: 'null for the first report.',
+  })
+  from: string | null;
+  @ApiProperty({ enum: PAYMENT_STATUSES }) to: string;
+  @ApiPropertyOptional({ example: 'ABANDONED_BY_USER' }) detailedStatus?: string;
+  @ApiProperty({ format: 'date-time' }) at: string;
+}
+
+export class TransitionHistoryDto {
+  @ApiProperty({ example: 'vk_9c1d7e2f4a' }) validationKey: string;
+  @ApiProperty({ type: [TransitionDto] }) payload: TransitionDto[];
+}

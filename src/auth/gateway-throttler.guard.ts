@@ -1,0 +1,30 @@
+import { Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import {
+  InjectThrottlerOptions,
+  InjectThrottlerStorage,
+  ThrottlerGuard,
+  type ThrottlerModuleOptions,
+  type ThrottlerStorage,
+} from '@nestjs/throttler';
+import { AuthRequest, RequestAuthenticator } from './request-authenticator.js';
+
+/**
+ * The general rate limit of @nestjs/throttler, counted per API key, or per address for callers
+ * without a valid key, so guessing keys is limited like any other traffic from that address.
+ */
+@Injectable()
+export class GatewayThrottlerGuard extends ThrottlerGuard {
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() storage: ThrottlerStorage,
+    reflector: Reflector,
+    private readonly authenticator: RequestAuthenticator,
+  ) {
+    super(options, storage, reflector);
+  }
+
+  protected override getTracker(request: Record<string, unknown>): Promise<string> {
+    return this.authenticator.trackerOf(request as AuthRequest);
+  }
+}

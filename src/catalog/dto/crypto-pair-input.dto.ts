@@ -1,0 +1,81 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { Trim, UpperCase } from '../../common/validators.js';
+import {
+  COUNTRY_CODE_PATTERN,
+  COUNTRY_CODE_RULE,
+  CURRENCY_CODE_PATTERN,
+  CURRENCY_CODE_RULE,
+  PROTOCOL_PATTERN,
+  PROTOCOL_RULE,
+} from './catalog-query.dto.js';
+
+const CURRENCY_NAME_RULE = 'must be a text of 1 to 100 characters';
+
+/** A catalog pair as the operator API and seed files give it. Codes are stored upper-case. */
+export class CryptoPairInputDto {
+  @ApiProperty({ example: 'USDT', pattern: '^[A-Za-z0-9]{1,16}$' })
+  @IsString({ message: CURRENCY_CODE_RULE })
+  @Matches(CURRENCY_CODE_PATTERN, { message: CURRENCY_CODE_RULE })
+  @UpperCase()
+  currencyCode: string;
+
+  @ApiProperty({ example: 'Tether', minLength: 1, maxLength: 100 })
+  @IsString({ message: CURRENCY_NAME_RULE })
+  @Length(1, 100, { message: CURRENCY_NAME_RULE })
+  @Trim()
+  currencyName: string;
+
+  @ApiProperty({ example: 'TRC20', pattern: '^[A-Za-z0-9_-]{1,32}$' })
+  @IsString({ message: PROTOCOL_RULE })
+  @Matches(PROTOCOL_PATTERN, { message: PROTOCOL_RULE })
+  @UpperCase()
+  protocol: string;
+
+  @ApiProperty({ example: 'IE', pattern: '^[A-Za-z]{2}$' })
+  @IsString({ message: COUNTRY_CODE_RULE })
+  @Matches(COUNTRY_CODE_PATTERN, { message: COUNTRY_CODE_RULE })
+  @UpperCase()
+  countryCode: string;
+
+  @ApiPropertyOptional({ example: true, default: true })
+  @IsOptional()
+  @IsBoolean({ message: 'must be true or false' })
+  enabled?: boolean;
+}
+
+/** What the operator may change on an existing pair. */
+export class CryptoPairPatchDto {
+  @ApiPropertyOptional({ example: 'Tether USD', minLength: 1, maxLength: 100 })
+  @IsOptional()
+  @IsString({ message: CURRENCY_NAME_RULE })
+  @Length(1, 100, { message: CURRENCY_NAME_RULE })
+  @Trim()
+  currencyName?: string;
+
+  @ApiPropertyOptional({ example: false })
+  @IsOptional()
+  @IsBoolean({ message: 'must be true or false' })
+  enabled?: boolean;
+}
+
+/** A stored pair as the operator sees it. */
+export class StoredCryptoPairDto {
+  @ApiProperty({ type: 'integer', example: 1 })
+  id: number;
+
+  @ApiProperty({ example: 'USDT' })
+  currencyCode: string;
+
+  @ApiProperty({ example: 'Tether' })
+  currencyName: string;
+
+  @ApiProperty({ example: 'TRC20' })
+  protocol: string;
+
+  @ApiProperty({ example: 'IE' })
+  countryCode: string;
+
+  @ApiProperty({ example: true })
+  enabled: boolean;
+}

@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Params } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
+import type { AppConfig } from '../../config/app-config.js';
+import { redactValidationKey } from '../masking.js';
+
+/** An incoming x-request-id is echoed only when it is short and printable. */
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function requestIdFor(request: IncomingMessage, response: ServerResponse): string {
+  const given = request.headers['x-request-id'];
+  const id = typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
+  response.setHeader('x-request-id', id);
+  return id;
+}
+
+const PAYMENT_STATUS_PATH = /(\/api\/gateway\/payment-status\/)([^/?#]*)/;
+
+/** The URL as it may be logged: a validation key shows only its first characters. */
+export function loggableUrl(url: string | undefined): string {
+  if (!url) return '';
+  return url.replace(PAYMENT_STATUS_PATH, (_all, prefix: string, key: string) => {
+    let decoded = key;
+    try {
+      decoded = decodeURIComponent(key);
+    } catch {
+      // keep the raw text; it is redacted all the same
+    }
+    return `${prefix}${redactValidationKey(decoded)}`;
+  });
+}
+
+/**
+ * Structured JSON request logs. Only chosen fields are serialised: no header (so no API key or
+ * admin token), no body (so no personal data), and URLs with validation keys cut to 6 characters.
+ */
+export function loggerParams(config: AppConfig, stream?: DestinationStream): Params {
+  return {
+    pinoHttp: {
+      level: config.logLevel,
+      stream,
+      genReqId: requestIdFor,
+      customAttributeKeys: { reqId: 'requestId', responseTime: 'latencyMs' },
+      serializers: {
+        req: (req: { id?: unknown; method?: string; url?: string }) => ({
+          id: req.id,
+          method: req.method,
+          url: loggableUrl(req.url),
+        }),
+        res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+        err: (err: { type?: string; message?: string; stack?: string }) => ({
+          type: err?.type,
+          message: err?.message,
+          stack: err?.stack,
+        }),
+      },
+      customProps: (req: IncomingMessage) => ({
+        method: req.method,
+        route: routeOf(req),
+      }),
+      customSuccessMessage: (req, res) => `${req.method} ${loggableUrl(req.url)} ${res.statusCode}`,
+      customErrorMessage: (req, res) => `${req.method} ${loggableUrl(req.url)} ${res.statusCode}`,
+      customLogLevel: (_req, res, err) =>
+        err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+      quietReqLogger: true,
+      quietResLogger: true,
+      redact: {
+        paths: [
+          'req.headers',
+          'headers',
+          'key',
+          'apiKey',
+          'authorization',
+          'validationKey',
+          'paymentResponse',
+          '*.paymentResponse',
+        ],
+        censor: '[redacted]',
+      },
+    },
+  };
+}
+
+function routeOf(req: IncomingMessage): string | undefined {
+  const withRoute = req as IncomingMessage & {
+    route?: { path?: string };
+    routeOptions?: { url?: string };
+  };
+  return withRoute.route?.path ?? withRoute.routeOptions?.url;
+}

@@ -1,0 +1,47 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { DataSourceOptions } from 'typeorm';
+import { CatalogRevision, CryptoPair } from '../catalog/crypto-pair.entity.js';
+import {
+  PaymentSession,
+  PaymentSessionTransition,
+} from '../payment-status/payment-session.entity.js';
+import { ApiKey, Merchant } from '../merchants/merchant.entity.js';
+import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema.js';
+import { MerchantsAndKeys1763800000000 } from './migrations/1763800000000-merchants-and-keys.js';
+
+export const ENTITIES = [
+  CryptoPair,
+  CatalogRevision,
+  PaymentSession,
+  PaymentSessionTransition,
+  Merchant,
+  ApiKey,
+];
+export const MIGRATIONS = [InitialSchema1763700000000, MerchantsAndKeys1763800000000];
+
+/** The path of a `sqlite:<path>` URL, or `:memory:`. */
+export function sqlitePath(databaseUrl: string): string {
+  const rest = databaseUrl.slice('sqlite:'.length);
+  return rest === ':memory:' ? rest : resolve(rest);
+}
+
+/**
+ * Data source options shared by the application, the seed script and ormconfig.ts. Migrations
+ * are listed as classes (not globs) so the same list works from `src` under ts-jest and from `dist`.
+ */
+export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
+  const database = sqlitePath(databaseUrl);
+  if (database !== ':memory:') mkdirSync(dirname(database), { recursive: true });
+  return {
+    type: 'sqlite',
+    database,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsRun: false,
+    synchronize: false,
+    enableWAL: database !== ':memory:',
+    busyTimeout: 5000,
+    logging: false,
+  };
+}

@@ -1,0 +1,35 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/** A merchant owns API keys and payment sessions. */
+@Entity('merchant')
+export class Merchant {
+  @PrimaryColumn({ type: 'varchar', length: 64 })
+  id: string;
+
+  @Column({ type: 'varchar', length: 200 })
+  name: string;
+
+  @CreateDateColumn({ name: 'created_at' })
+  createdAt: Date;
+}
+
+/** An API key, stored only as the SHA-256 hash of its plaintext. */
+@Entity('api_key')
+export class ApiKey {
+  @PrimaryColumn({ name: 'id', type: 'varchar', length: 36 })
+  id: string;
+
+  @Index('ix_api_key_merchant')
+  @Column({ name: 'merchant_id', type: 'varchar', length: 64 })
+  merchantId: string;
+
+  @Index('uq_api_key_hash', { unique: true })
+  @Column({ name: 'key_hash', type: 'varchar', length: 64 })
+  keyHash: string;
+
+  @CreateDateColumn({ name: 'created_at' })
+  createdAt: Date;
+
+  @Column({ name: 'revoked_at', type: 'varchar', length: 32, nullable: true })
+  revokedAt: string | null;
+}

@@ -1,0 +1,224 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import {
+  IsDateString,
+  IsEmail,
+  IsIn,
+  IsObject,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Length,
+  Matches,
+  ValidateNested,
+} from 'class-validator';
+import { IsMoneyAmount, Trim, UpperCase } from '../../common/validators.js';
+import { PAYMENT_STATUSES, type PaymentStatus } from '../payment-status.types.js';
+
+const text = (max: number) => `must be a text of 1 to ${max} characters`;
+export const MERCHANT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+export const MERCHANT_ID_RULE =
+  'must be 1 to 64 of the characters A-Z a-z 0-9 _ . - (starting with a letter or digit)';
+
+export class MoneyInputDto {
+  @ApiProperty({
+    description: 'Non-negative, at most two decimals. A JSON number or a decimal string.',
+    example: 150,
+    oneOf: [
+      { type: 'number', minimum: 0 },
+      { type: 'string', pattern: '^\\d+(\\.\\d{1,2})?$' },
+    ],
+  })
+  @IsMoneyAmount()
+  amount: number | string;
+
+  @ApiProperty({ example: 'EUR', pattern: '^[A-Za-z][A-Za-z0-9]{2,15}$' })
+  @IsString({ message: 'must be a currency code of 3 to 16 letters or digits' })
+  @Matches(/^[A-Z][A-Z0-9]{2,15}$/, {
+    message: 'must be a currency code of 3 to 16 letters or digits',
+  })
+  @UpperCase()
+  currency: string;
+}
+
+const money = () => [
+  IsOptional(),
+  IsObject({ message: 'must be an object {amount, currency}' }),
+  ValidateNested(),
+  Type(() => MoneyInputDto),
+];
+function Money(): PropertyDecorator {
+  return (target, key) => money().forEach((decorate) => decorate(target, key));
+}
+
+/** The payment response of a SUCCESSFUL session as the operator reports it. */
+export class PaymentResponseInputDto {
+  @ApiPropertyOptional({ type: MoneyInputDto })
+  @Money()
+  sourceMoney?: MoneyInputDto;
+
+  @ApiPropertyOptional({ type: MoneyInputDto })
+  @Money()
+  destinationMoney?: MoneyInputDto;
+
+  @ApiPropertyOptional({ type: MoneyInputDto })
+  @Money()
+  totalFees?: MoneyInputDto;
+
+  @ApiPropertyOptional({ type: MoneyInputDto })
+  @Money()
+  money?: MoneyInputDto;
+
+  @ApiPropertyOptional({ type: MoneyInputDto })
+  @Money()
+  requestedMoney?: MoneyInputDto;
+
+  @ApiPropertyOptional({ example: '5f1c2a7e9b', maxLength: 64 })
+  @IsOptional()
+  @IsString({ message: text(64) })
+  @Length(1, 64, { message: text(64) })
+  traceId?: string;
+
+  @ApiPropertyOptional({ example: 'Payout to wallet', maxLength: 500 })
+  @IsOptional()
+  @IsString({ message: text(500) })
+  @Length(1, 500, { message: text(500) })
+  description?: string;
+
+  @ApiPropertyOptional({ example: 'order-1042', maxLength: 128 })
+  @IsOptional()
+  @IsString({ message: text(128) })
+  @Length(1, 128, { message: text(128) })
+  clientReference?: string;
+
+  @ApiPropertyOptional({
+    description:
+      "Ignored unless equal to the session's key: the response always carries the session's own key.",
+    maxLength: 255,
+  })
+  @IsOptional()
+  @IsString({ message: text(255) })
+  @Length(1, 255, { message: text(255) })
+  validationKey?: string;
+
+  @ApiPropertyOptional({ example: '00', maxLength: 32 })
+  @IsOptional()
+  @IsString({ message: text(32) })
+  @Length(1, 32, { message: text(32) })
+  responseCode?: string;
+
+  @ApiPropertyOptional({ format: 'uuid', example: '3f2b8c1e-7d4a-4e5b-9c6d-1a2b3c4d5e6f' })
+  @IsOptional()
+  @IsUUID('all', { message: 'must be a UUID' })
+  transactionReference?: string;
+
+  @ApiPropertyOptional({ example: 'PAYOUT', maxLength: 64 })
+  @IsOptional()
+  @IsString({ message: text(64) })
+  @Length(1, 64, { message: text(64) })
+  paymentType?: string;
+
+  @ApiPropertyOptional({ example: 'CRYPTO', maxLength: 64 })
+  @IsOptional()
+  @IsString({ message: text(64) })
+  @Length(1, 64, { message: text(64) })
+  paymentMethod?: string;
+
+  @ApiPropertyOptional({ example: 'TXYZ1234567890ABCDEF', maxLength: 64 })
+  @IsOptional()
+  @IsString({ message: text(64) })
+  @Length(1, 64, { message: text(64) })
+  customerAccountNumber?: string;
+
+  @ApiPropertyOptional({
+    description: 'Masked before it is stored: first 4 and last 4 characters kept.',
+    example: 'IE29AIBK93115212345678',
+    maxLength: 64,
+  })
+  @IsOptional()
+  @IsString({ message: text(64) })
+  @Length(1, 64, { message: text(64) })
+  accountNumber?: string;
+
+  @ApiPropertyOptional({ format: 'date', example: '1990-04-23' })
+  @IsOptional()
+  @Matches(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date YYYY-MM-DD' })
+  @IsDateString({ strict: true }, { message: 'must be a date YYYY-MM-DD' })
+  customerDob?: string;
+
+  @ApiPropertyOptional({ example: 'Aoife', maxLength: 100 })
+  @IsOptional()
+  @IsString({ message: text(100) })
+  @Length(1, 100, { message: text(100) })
+  customerFirstName?: string;
+
+  @ApiPropertyOptional({ example: 'Murphy', maxLength: 100 })
+  @IsOptional()
+  @IsString({ message: text(100) })
+  @Length(1, 100, { message: text(100) })
+  customerLastName?: string;
+
+  @ApiPropertyOptional({ format: 'email', example: 'aoife.murphy@example.com' })
+  @IsOptional()
+  @IsEmail({}, { message: 'must be an email address' })
+  senderEmailAddress?: string;
+
+  @ApiPropertyOptional({ example: 'IE', pattern: '^[A-Za-z]{2}$' })
+  @IsOptional()
+  @Matches(/^[A-Z]{2}$/, { message: 'must be two letters A-Z' })
+  @UpperCase()
+  customerCountryCode?: string;
+}
+
+/** Body of PUT /admin/payment-sessions/{validationKey}; also one session of a seed file. */
+export class PaymentReportDto {
+  @ApiProperty({ example: 'demo', pattern: MERCHANT_ID_PATTERN.source })
+  @IsString({ message: MERCHANT_ID_RULE })
+  @Matches(MERCHANT_ID_PATTERN, { message: MERCHANT_ID_RULE })
+  merchantId: string;
+
+  @ApiProperty({ enum: PAYMENT_STATUSES, example: 'SUCCESSFUL' })
+  @IsIn(PAYMENT_STATUSES, { message: `must be one of ${PAYMENT_STATUSES.join(', ')}` })
+  status: PaymentStatus;
+
+  @ApiPropertyOptional({
+    description: 'Only with NOT_COMPLETED or FAILED.',
+    example: 'ABANDONED_BY_USER',
+    maxLength: 64,
+  })
+  @IsOptional()
+  @IsString({ message: text(64) })
+  @Length(1, 64, { message: text(64) })
+  @Trim()
+  detailedStatus?: string;
+
+  @ApiPropertyOptional({
+    description: 'Required with FAILED, refused with any other status.',
+    example: 'Insufficient funds in source wallet',
+    maxLength: 1000,
+  })
+  @IsOptional()
+  @IsString({ message: text(1000) })
+  @Length(1, 1000, { message: text(1000) })
+  @Trim()
+  errorMessage?: string;
+
+  @ApiPropertyOptional({
+    type: PaymentResponseInputDto,
+    description:
+      'Required with SUCCESSFUL (with transactionReference, money, sourceMoney, destinationMoney, totalFees, traceId), refused with any other status.',
+  })
+  @IsOptional()
+  @IsObject({ message: 'must be an object' })
+  @ValidateNested()
+  @Type(() => PaymentResponseInputDto)
+  paymentResponse?: PaymentResponseInputDto;
+}
+
+/** A session of a seed file: the report plus its key. */
+export class SeedPaymentSessionDto extends PaymentReportDto {
+  @ApiProperty({ maxLength: 255 })
+  @IsString({ message: 'must be a text of 1 to 255 characters' })
+  @Length(1, 255, { message: 'must be a text of 1 to 255 characters' })
+  validationKey: string;
+}

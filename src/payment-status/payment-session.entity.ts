@@ -1,0 +1,65 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import type { PaymentStatus } from './payment-status.types.js';
+
+/**
+ * A payment session as the gateway reports it to its merchant. The payment response is kept as
+ * JSON text with money in integer minor units and the account number already masked.
+ */
+@Entity('payment_session')
+export class PaymentSession {
+  @PrimaryColumn({ name: 'validation_key', type: 'varchar', length: 255 })
+  validationKey: string;
+
+  @Index('ix_payment_session_merchant')
+  @Column({ name: 'merchant_id', type: 'varchar', length: 64 })
+  merchantId: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  status: PaymentStatus;
+
+  @Column({ name: 'detailed_status', type: 'varchar', length: 64, nullable: true })
+  detailedStatus: string | null;
+
+  @Column({ name: 'error_message', type: 'varchar', length: 1000, nullable: true })
+  errorMessage: string | null;
+
+  @Column({ name: 'payment_response', type: 'text', nullable: true })
+  paymentResponse: string | null;
+
+  /** Grows by one on every transition; conditional updates on it make concurrent reports safe. */
+  @Column({ type: 'integer', default: 1 })
+  version: number;
+
+  @CreateDateColumn({ name: 'created_at' })
+  createdAt: Date;
+
+  @UpdateDateColumn({ name: 'updated_at' })
+  updatedAt: Date;
+}
+
+/** One transition of a payment session, in the order it happened. */
+@Entity('payment_session_transition')
+@Index('ix_transition_session', ['validationKey', 'version'], { unique: true })
+export class PaymentSessionTransition {
+  @Column({ name: 'id', type: 'integer', primary: true, generated: 'increment' })
+  id: number;
+
+  @Column({ name: 'validation_key', type: 'varchar', length: 255 })
+  validationKey: string;
+
+  /** The session version this transition produced. */
+  @Column({ type: 'integer' })
+  version: number;
+
+  @Column({ name: 'from_status', type: 'varchar', length: 16, nullable: true })
+  fromStatus: PaymentStatus | null;
+
+  @Column({ name: 'to_status', type: 'varchar', length: 16 })
+  toStatus: PaymentStatus;
+
+  @Column({ name: 'detailed_status', type: 'varchar', length: 64, nullable: true })
+  detailedStatus: string | null;
+
+  @CreateDateColumn({ name: 'at' })
+  at: Date;
+}

@@ -1,0 +1,199 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, QueryFailedError, Repository } from 'typeorm';
+import { ApiError } from '../common/errors/api-error.js';
+import { WriteQueue } from '../database/write-queue.js';
+import { Merchant } from '../merchants/merchant.entity.js';
+import { PaymentReportDto } from './dto/payment-report.dto.js';
+import { PaymentStatusElement } from './dto/payment-status-view.dto.js';
+import { PaymentSession, PaymentSessionTransition } from './payment-session.entity.js';
+import { sameReport, statusFieldErrors, toStoredReport } from './payment-report.rules.js';
+import { buildStatusElement } from './payment-status.shapes.js';
+import { MAX_VALIDATION_KEY_LENGTH, isFinal } from './payment-status.types.js';
+
+export type ReportOutcome = 'created' | 'updated' | 'unchanged';
+
+export interface ReportResult {
+  outcome: ReportOutcome;
+  session: PaymentSession;
+}
+
+export interface TransitionView {
+  from: string | null;
+  to: string;
+  detailedStatus?: string;
+  at: string;
+}
+
+/** Lost a race with another writer; the report is evaluated again against the new state. */
+class StaleVersion extends Error {}
+
+const MAX_ATTEMPTS = 5;
+
+/** Payment sessions: the merchant's status lookup and the operator's state machine. */
+@Injectable()
+export class PaymentSessionService {
+  constructor(
+    @InjectRepository(PaymentSession) private readonly sessions: Repository<PaymentSession>,
+    @InjectRepository(PaymentSessionTransition)
+    private readonly transitions: Repository<PaymentSessionTransition>,
+    private readonly writes: WriteQueue,
+  ) {}
+
+  /**
+   * The session's status element, or the one 404 of section 3 whether the key is unknown,
+   * impossible or owned by another merchant (`merchantId` undefined: any merchant may read).
+   */
+  async statusOf(validationKey: string, merchantId?: string): Promise<PaymentStatusElement> {
+    const session = await this.find(validationKey, merchantId);
+    if (!session) throw new ApiError('TRANSACTION_FAILED', { field: 'validationKey' });
+    return buildStatusElement(session.validationKey, session);
+  }
+
+  async find(validationKey: string, merchantId?: string): Promise<PaymentSession | null> {
+    if (validationKey.length === 0 || validationKey.length > MAX_VALIDATION_KEY_LENGTH) return null;
+    const session = await this.sessions.findOneBy({ validationKey });
+    if (!session || (merchantId !== undefined && session.merchantId !== merchantId)) return null;
+    return session;
+  }
+
+  /** Creates the session or moves it to a new state, in its own transaction. */
+  async report(validationKey: string, report: PaymentReportDto): Promise<ReportResult> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.writes.run((manager) => this.apply(manager, validationKey, report));
+      } catch (error) {
+        if (!(error instanceof StaleVersion) || attempt >= MAX_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /**
+   * The state machine of section 6 inside the caller's transaction. NOT_COMPLETED and PENDING may
+   * move to any status; SUCCESSFUL and FAILED are final: the identical report again is a no-op,
+   * anything else a 409. The update is conditional on the version read, so of two concurrent
+   * writers (in this process or another) exactly one wins.
+   */
+  async apply(
+    manager: EntityManager,
+    validationKey: string,
+    report: PaymentReportDto,
+  ): Promise<ReportResult> {
+    this.validate(validationKey, report);
+    const next = toStoredReport(report);
+    const current = await manager.findOneBy(PaymentSession, { validationKey });
+
+    if (!current) {
+      if (!(await manager.existsBy(Merchant, { id: report.merchantId }))) {
+        throw ApiError.invalidParameters([
+          { field: 'merchantId', message: 'must name an existing merchant' },
+        ]);
+      }
+      try {
+        await manager.insert(PaymentSession, {
+          validationKey,
+          merchantId: report.merchantId,
+          ...next,
+          version: 1,
+        });
+      } catch (error) {
+        if (error instanceof QueryFailedError) throw new StaleVersion();
+        throw error;
+      }
+      await this.recordTransition(
+        manager,
+        validationKey,
+        1,
+        null,
+        next.status,
+        next.detailedStatus,
+      );
+      return {
+        outcome: 'created',
+        session: await manager.findOneByOrFail(PaymentSession, { validationKey }),
+      };
+    }
+
+    if (current.merchantId !== report.merchantId) {
+      throw new ApiError('CONFLICT', {
+        message: 'This payment session belongs to another merchant.',
+        field: 'merchantId',
+      });
+    }
+    if (sameReport(current, next)) return { outcome: 'unchanged', session: current };
+    if (isFinal(current.status)) {
+      throw new ApiError('CONFLICT', {
+        message: `The payment session is ${current.status}, a final state; it cannot change.`,
+        field: 'status',
+      });
+    }
+
+    const version = current.version + 1;
+    const result = await manager
+      .createQueryBuilder()
+      .update(PaymentSession)
+      .set({ ...next, version })
+      .where('validation_key = :validationKey AND version = :version', {
+        validationKey,
+        version: current.version,
+      })
+      .execute();
+    if (result.affected !== 1) throw new StaleVersion();
+    await this.recordTransition(
+      manager,
+      validationKey,
+      version,
+      current.status,
+      next.status,
+      next.detailedStatus,
+    );
+    return {
+      outcome: 'updated',
+      session: await manager.findOneByOrFail(PaymentSession, { validationKey }),
+    };
+  }
+
+  async history(validationKey: string): Promise<TransitionView[]> {
+    const rows = await this.transitions.find({
+      where: { validationKey },
+      order: { version: 'ASC' },
+    });
+    if (rows.length === 0) {
+      throw new ApiError('NOT_FOUND', {
+        message: 'Payment session not found.',
+        field: 'validationKey',
+      });
+    }
+    return rows.map((row) => ({
+      from: row.fromStatus,
+      to: row.toStatus,
+      ...(row.detailedStatus === null ? {} : { detailedStatus: row.detailedStatus }),
+      at: new Date(row.at).toISOString(),
+    }));
+  }
+
+  private validate(validationKey: string, report: PaymentReportDto): void {
+    const errors = statusFieldErrors(validationKey, report);
+    if (validationKey.length === 0 || validationKey.length > 255) {
+      errors.unshift({ field: 'validationKey', message: 'must be a text of 1 to 255 characters' });
+    }
+    if (errors.length > 0) throw ApiError.invalidParameters(errors);
+  }
+
+  private async recordTransition(
+    manager: EntityManager,
+    validationKey: string,
+    version: number,
+    fromStatus: PaymentSession['status'] | null,
+    toStatus: PaymentSession['status'],
+    detailedStatus: string | null,
+  ): Promise<void> {
+    await manager.insert(PaymentSessionTransition, {
+      validationKey,
+      version,
+      fromStatus,
+      toStatus,
+      detailedStatus,
+    });
+  }
+}

@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { DataSource } from 'typeorm';
+import { runCommand } from './cli/run-command.js';
+import { serve } from './cli/serve.js';
+import { validateSeed } from './seeding/seed-validation.js';
+import { SeedRunner } from './seeding/seed-runner.js';
+import { DEMO_MERCHANT_ID } from './merchants/merchant.service.js';
+
+export const DEMO_SEED_FILE = fileURLToPath(new URL('../seeds/demo.json', import.meta.url));
+
+/**
+ * `npm start`: the sandbox. Migrates, seeds the demo data into an empty database, serves, and
+ * prints where the docs are and which keys to use. With no ADMIN_TOKEN set, a token for this
+ * run only is made up and printed, so the operator API can be tried too.
+ */
+await runCommand(async (baseConfig) => {
+  const adminToken = baseConfig.adminToken ?? randomBytes(24).toString('base64url');
+  const config = { ...baseConfig, adminToken };
+  const seed = await validateSeed(JSON.parse(await readFile(DEMO_SEED_FILE, 'utf8')));
+  if (!seed.ok) throw new Error(`${DEMO_SEED_FILE} is not a valid seed file`);
+  let seeded = false;
+
+  const { url } = await serve(config, {
+    migrate: true,
+    beforeListen: async (app) => {
+      const [row] = (await app
+        .get(DataSource)
+        .query(
+          'SELECT (SELECT COUNT(*) FROM crypto_pair) + (SELECT COUNT(*) FROM merchant) + (SELECT COUNT(*) FROM payment_session) AS n',
+        )) as { n: number }[];
+      if (Number(row.n) === 0) {
+        await app.get(SeedRunner).run(seed.seed);
+        seeded = true;
+      }
+    },
+  });
+
+  const demoKey = seed.seed.merchants?.find((m) => m.id === DEMO_MERCHANT_ID)?.apiKeys?.[0];
+  const lines = [
+    '',
+    `  Payment gateway read API (sandbox) at ${url}`,
+    `  Swagger UI:   ${url}/docs`,
+    seeded
+      ? `  Demo data:    loaded from seeds/demo.json`
+      : '  Demo data:    database not empty, nothing seeded',
+    config.authMode === 'none'
+      ? '  Auth:         AUTH_MODE=none, no key needed'
+      : `  Demo API key: ${demoKey}   (send it in the "key" header)`,
+    baseConfig.adminToken
+      ? '  Operator API: Authorization: Bearer <your ADMIN_TOKEN>'
+      : `  Operator API: Authorization: Bearer ${adminToken}   (this run only; set ADMIN_TOKEN to choose)`,
+    `  Try:          curl -H 'key: ${demoKey}' ${url}/api/crypto-currency-protocol-processors?countryCode=IE`,
+    '',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+});

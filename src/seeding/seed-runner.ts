@@ -1,0 +1,76 @@
+import { Injectable } from '@nestjs/common';
+import { CatalogService } from '../catalog/catalog.service.js';
+import { ApiError } from '../common/errors/api-error.js';
+import type { FieldError } from '../common/validation.js';
+import { WriteQueue } from '../database/write-queue.js';
+import { MerchantService } from '../merchants/merchant.service.js';
+import { PaymentSessionService, ReportOutcome } from '../payment-status/payment-session.service.js';
+import { SeedFileDto } from './seed-file.dto.js';
+
+export interface SeedSummary {
+  cryptoPairs: { given: number; changed: number };
+  merchants: { given: number; changed: number };
+  paymentSessions: Record<ReportOutcome, number>;
+}
+
+/** Records the database refused while applying (a final session asked to change, say). */
+export class SeedRejected extends Error {
+  constructor(readonly errors: FieldError[]) {
+    super(`${errors.length} record(s) refused`);
+  }
+}
+
+/**
+ * Applies a validated seed file in one transaction, through the same services as the operator
+ * API: pairs upsert by their triple, merchants by id, sessions go through the state machine.
+ * Any refused record rolls everything back.
+ */
+@Injectable()
+export class SeedRunner {
+  constructor(
+    private readonly writes: WriteQueue,
+    private readonly catalog: CatalogService,
+    private readonly merchants: MerchantService,
+    private readonly sessions: PaymentSessionService,
+  ) {}
+
+  async run(seed: SeedFileDto): Promise<SeedSummary> {
+    const summary: SeedSummary = {
+      cryptoPairs: { given: seed.cryptoPairs?.length ?? 0, changed: 0 },
+      merchants: { given: seed.merchants?.length ?? 0, changed: 0 },
+      paymentSessions: { created: 0, updated: 0, unchanged: 0 },
+    };
+    try {
+      await this.writes.run(async (manager) => {
+        const errors: FieldError[] = [];
+        const refuse = (path: string) => (error: unknown) => {
+          if (!(error instanceof ApiError)) throw error;
+          for (const item of error.items) {
+            errors.push({
+              field: item.field ? `${path}.${item.field}` : path,
+              message: item.message,
+            });
+          }
+        };
+        for (const [index, merchant] of (seed.merchants ?? []).entries()) {
+          await this.merchants
+            .upsertFromSeed(manager, merchant, merchant.apiKeys ?? [])
+            .then((changed) => (summary.merchants.changed += changed ? 1 : 0))
+            .catch(refuse(`merchants[${index}]`));
+        }
+        summary.cryptoPairs.changed = await this.catalog.upsertAll(manager, seed.cryptoPairs ?? []);
+        for (const [index, session] of (seed.paymentSessions ?? []).entries()) {
+          const { validationKey, ...report } = session;
+          await this.sessions
+            .apply(manager, validationKey, report)
+            .then(({ outcome }) => summary.paymentSessions[outcome]++)
+            .catch(refuse(`paymentSessions[${index}]`));
+        }
+        if (errors.length > 0) throw new SeedRejected(errors);
+      });
+    } finally {
+      await this.catalog.invalidate();
+    }
+    return summary;
+  }
+}

@@ -1,0 +1,63 @@
+import { FieldError, validatePlain } from '../common/validation.js';
+import { statusFieldErrors } from '../payment-status/payment-report.rules.js';
+import { SeedFileDto } from './seed-file.dto.js';
+
+export type SeedValidation = { ok: true; seed: SeedFileDto } | { ok: false; errors: FieldError[] };
+
+/**
+ * Checks a whole seed file before anything is written: the per-field rules, the status rules of
+ * each session, and duplicates inside the file (a pair triple, a merchant, a session key given
+ * twice would make a re-run of the same file change data).
+ */
+export async function validateSeed(content: unknown): Promise<SeedValidation> {
+  if (typeof content !== 'object' || content === null || Array.isArray(content)) {
+    return {
+      ok: false,
+      errors: [
+        {
+          field: '(root)',
+          message: 'must be an object with cryptoPairs, merchants and paymentSessions lists',
+        },
+      ],
+    };
+  }
+  const { value: seed, errors } = await validatePlain(SeedFileDto, content);
+  (seed.paymentSessions ?? []).forEach((session, index) => {
+    if (typeof session?.validationKey !== 'string') return;
+    for (const error of statusFieldErrors(session.validationKey, session)) {
+      errors.push({ field: `paymentSessions[${index}].${error.field}`, message: error.message });
+    }
+  });
+  errors.push(
+    ...duplicates(seed.cryptoPairs, 'cryptoPairs', (p) =>
+      [p.currencyCode, p.protocol, p.countryCode].join('/'),
+    ),
+    ...duplicates(seed.merchants, 'merchants', (m) => m.id),
+    ...duplicates(seed.paymentSessions, 'paymentSessions', (s) => s.validationKey),
+  );
+  if (errors.length > 0) return { ok: false, errors: sortByPath(errors) };
+  return { ok: true, seed };
+}
+
+function duplicates<T>(
+  records: T[] | undefined,
+  section: string,
+  keyOf: (record: T) => unknown,
+): FieldError[] {
+  const seen = new Map<string, number>();
+  const errors: FieldError[] = [];
+  (records ?? []).forEach((record, index) => {
+    if (typeof record !== 'object' || record === null) return;
+    const key = JSON.stringify(keyOf(record));
+    const first = seen.get(key);
+    if (first === undefined) seen.set(key, index);
+    else errors.push({ field: `${section}[${index}]`, message: `duplicates ${section}[${first}]` });
+  });
+  return errors;
+}
+
+function sortByPath(errors: FieldError[]): FieldError[] {
+  const order = (field: string) =>
+    field.replace(/\[(\d+)\]/g, (_all, n: string) => `[${n.padStart(9, '0')}]`);
+  return [...errors].sort((a, b) => order(a.field).localeCompare(order(b.field)));
+}
