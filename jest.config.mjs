@@ -1,4 +1,13 @@
-/** Jest in native ESM mode: Nest 12 ships ES modules only. */
+/**
+ * Jest in native ESM mode: Nest 12 ships ES modules only.
+ *
+ * A few CommonJS packages (@nestjs/throttler) require() Nest's ES modules. Node >= 20.19 does
+ * that natively, but Jest's module runtime only does on Node 24.9+; below that, Jest hands a
+ * CommonJS require of an ES module to the transform, which compiles those files to CommonJS
+ * (only for require(); import keeps them as ES modules).
+ */
+const requiredEsmPackages = ['@nestjs/common', '@nestjs/core'];
+
 export default {
   preset: 'ts-jest/presets/default-esm',
   testEnvironment: 'node',
@@ -9,7 +18,9 @@ export default {
       'ts-jest',
       { useESM: true, tsconfig: 'tsconfig.json', diagnostics: { ignoreCodes: ['TS151001'] } },
     ],
+    '^.+/node_modules/.+\\.js$': '<rootDir>/test/support/require-esm-transformer.cjs',
   },
+  transformIgnorePatterns: [`/node_modules/(?!(${requiredEsmPackages.join('|')})/)`],
   roots: ['<rootDir>/src', '<rootDir>/test'],
   testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
   testTimeout: 30000,

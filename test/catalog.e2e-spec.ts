@@ -1,0 +1,159 @@
+import { expectEnvelope, http, startTestApp, TestApp } from './support/test-app.js';
+
+const CATALOG = '/api/crypto-currency-protocol-processors';
+
+function pair(currencyCode: string, protocol: string, countryCode: string, enabled = true) {
+  return { currencyCode, currencyName: `${currencyCode} coin`, protocol, countryCode, enabled };
+}
+
+describe('catalog (e2e)', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    await t.seed({
+      cryptoPairs: [
+        pair('USDT', 'TRC20', 'IE'),
+        pair('USDT', 'ERC20', 'IE'),
+        pair('USDT', 'TRC20', 'DE'),
+        pair('USDC', 'ERC20', 'IE'),
+        pair('USDC', 'POLYGON', 'FR'),
+        pair('USDT', 'BEP20', 'IE', false),
+        pair('BTC', 'BITCOIN', 'NL'),
+        pair('USDT', 'SOL_NET-2', 'ES'),
+      ],
+    });
+  });
+  afterAll(() => t.close());
+
+  it('lists enabled pairs with the default page, ordered by currency, protocol, country', async () => {
+    const r = await http(t.url + CATALOG);
+    expect(r.status).toBe(200);
+    expect(r.body.page).toEqual({ size: 10, page: 0, total: 7 });
+    expect(
+      r.body.payload.map(
+        (p: Record<string, string>) => `${p.currencyCode}/${p.protocol}/${p.countryCode}`,
+      ),
+    ).toEqual([
+      'BTC/BITCOIN/NL',
+      'USDC/ERC20/IE',
+      'USDC/POLYGON/FR',
+      'USDT/ERC20/IE',
+      'USDT/SOL_NET-2/ES',
+      'USDT/TRC20/DE',
+      'USDT/TRC20/IE',
+    ]);
+    expect(Object.keys(r.body.payload[0]).sort()).toEqual([
+      'countryCode',
+      'currencyCode',
+      'currencyName',
+      'protocol',
+    ]);
+    expect(
+      r.body.payload.find((p: { protocol: string }) => p.protocol === 'BEP20'),
+    ).toBeUndefined();
+  });
+
+  it('serves the singular alias with the same answer', async () => {
+    const [plural, singular] = await Promise.all([
+      http(t.url + CATALOG + '?countryCode=IE'),
+      http(t.url + '/api/crypto-currency-protocol-processor?countryCode=IE'),
+    ]);
+    expect(singular.status).toBe(200);
+    expect(singular.text).toBe(plural.text);
+  });
+
+  it('filters case-insensitively and normalises codes to upper case', async () => {
+    const r = await http(t.url + CATALOG + '?countryCode=ie&currencyCode=usdt&protocol=trc20');
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      payload: [
+        { currencyCode: 'USDT', currencyName: 'USDT coin', protocol: 'TRC20', countryCode: 'IE' },
+      ],
+      page: { size: 10, page: 0, total: 1 },
+    });
+    const byCountry = await http(t.url + CATALOG + '?countryCode=Ie');
+    expect(byCountry.body.page.total).toBe(3);
+    const byProtocol = await http(t.url + CATALOG + '?protocol=sol_net-2');
+    expect(byProtocol.body.payload).toHaveLength(1);
+  });
+
+  it('pages in a stable order; total counts records, not pages', async () => {
+    const seen: string[] = [];
+    for (let page = 0; page < 4; page++) {
+      const r = await http(t.url + CATALOG + `?size=2&page=${page}`);
+      expect(r.status).toBe(200);
+      expect(r.body.page).toEqual({ size: 2, page, total: 7 });
+      seen.push(
+        ...r.body.payload.map(
+          (p: Record<string, string>) => `${p.currencyCode}/${p.protocol}/${p.countryCode}`,
+        ),
+      );
+    }
+    const all = await http(t.url + CATALOG + '?size=100');
+    expect(seen).toEqual(
+      all.body.payload.map(
+        (p: Record<string, string>) => `${p.currencyCode}/${p.protocol}/${p.countryCode}`,
+      ),
+    );
+  });
+
+  it('answers a page past the end with an empty payload and the true total', async () => {
+    const r = await http(t.url + CATALOG + '?page=1000000&size=100');
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ payload: [], page: { size: 100, page: 1000000, total: 7 } });
+  });
+
+  it('ignores unknown query parameters', async () => {
+    const r = await http(t.url + CATALOG + '?foo=bar&countryCode=DE&foo=baz');
+    expect(r.status).toBe(200);
+    expect(r.body.page.total).toBe(1);
+  });
+
+  it.each([
+    ['countryCode=IRL', 'countryCode'],
+    ['countryCode=I1', 'countryCode'],
+    ['countryCode=', 'countryCode'],
+    ['currencyCode=US-DT', 'currencyCode'],
+    ['currencyCode=' + 'A'.repeat(17), 'currencyCode'],
+    ['protocol=TRC 20', 'protocol'],
+    ['protocol=' + 'P'.repeat(33), 'protocol'],
+    ['page=-1', 'page'],
+    ['page=1.5', 'page'],
+    ['page=abc', 'page'],
+    ['page=1000001', 'page'],
+    ['page=', 'page'],
+    ['size=0', 'size'],
+    ['size=101', 'size'],
+    ['size=1e1', 'size'],
+    ['page=1&page=2', 'page'],
+    ['countryCode=IE&countryCode=DE', 'countryCode'],
+  ])('refuses %s with a 400 naming the field', async (query, field) => {
+    const r = await http(t.url + CATALOG + '?' + query);
+    const errors = expectEnvelope(r, 400, 'INVALID_PARAMETER');
+    expect(errors).toEqual([expect.objectContaining({ type: 'VALIDATION', field })]);
+  });
+
+  it('reports one error per bad field', async () => {
+    const r = await http(t.url + CATALOG + '?countryCode=X&size=0&page=-1&protocol=%20');
+    const errors = expectEnvelope(r, 400, 'INVALID_PARAMETER');
+    expect(errors.map((e) => e.field).sort()).toEqual(['countryCode', 'page', 'protocol', 'size']);
+  });
+
+  it('says that a repeated parameter must be given once', async () => {
+    const r = await http(t.url + CATALOG + '?size=5&size=5');
+    expect(expectEnvelope(r, 400, 'INVALID_PARAMETER')[0].message).toBe('must be given only once');
+  });
+
+  it('shows a seed run at once, despite the cache', async () => {
+    const before = await http(t.url + CATALOG + '?countryCode=PT');
+    expect(before.body.page.total).toBe(0);
+    await t.seed({
+      cryptoPairs: [pair('USDT', 'TRC20', 'PT'), pair('USDT', 'TRC20', 'IE', false)],
+    });
+    const after = await http(t.url + CATALOG + '?countryCode=PT');
+    expect(after.body.page.total).toBe(1);
+    const ie = await http(t.url + CATALOG + '?countryCode=IE&protocol=TRC20');
+    expect(ie.body.page.total).toBe(0);
+  });
+});

@@ -1,0 +1,145 @@
+import { INestApplication } from '@nestjs/common';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { createApp, migrate } from '../../src/app.setup.js';
+import { AppConfig, loadConfig } from '../../src/config/app-config.js';
+import { SeedRunner } from '../../src/seeding/seed-runner.js';
+import { validateSeed } from '../../src/seeding/seed-validation.js';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789-abcdefghij';
+
+export interface TestApp {
+  app: INestApplication;
+  config: AppConfig;
+  /** Base URL including CONTEXT_PATH, e.g. http://127.0.0.1:40123/pegasus-ci */
+  url: string;
+  dir: string;
+  /** Log lines written by the app, when started with captureLogs. */
+  logs: string[];
+  /** Loads a seed file object through the real seed runner. */
+  seed(content: unknown): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the real application (the same createApp as main.ts) on a fresh SQLite file in a
+ * temporary folder, migrated, listening on a random loopback port.
+ */
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: { captureLogs?: boolean } = {},
+): Promise<TestApp> {
+  const dir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
+  const config = loadConfig({
+    DATABASE_URL: `sqlite:${join(dir, 'gateway.sqlite')}`,
+    AUTH_MODE: 'none',
+    LOG_LEVEL: options.captureLogs ? 'info' : 'silent',
+    ADMIN_TOKEN,
+    HTTP_PLATFORM: process.env.HTTP_PLATFORM ?? 'express',
+    ...env,
+  });
+  const logs: string[] = [];
+  const logStream = options.captureLogs
+    ? new Writable({
+        write(chunk: Buffer, _encoding, callback) {
+          logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+          callback();
+        },
+      })
+    : undefined;
+  const app = await createApp(config, { logStream });
+  await migrate(app);
+  await app.listen(0, '127.0.0.1');
+  const address = app.getHttpServer().address() as { port: number };
+  const url = `http://127.0.0.1:${address.port}${config.contextPath}`;
+  return {
+    app,
+    config,
+    url,
+    dir,
+    logs,
+    async seed(content: unknown) {
+      const validation = await validateSeed(content);
+      if (!validation.ok) throw new Error(JSON.stringify(validation.errors));
+      await app.get(SeedRunner).run(validation.seed);
+    },
+    async close() {
+      await app.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface HttpResult {
+  status: number;
+  headers: Headers;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+}
+
+/** One real HTTP request; the body is parsed when it is JSON. */
+export async function http(
+  url: string,
+  init: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: unknown;
+    rawBody?: string;
+  } = {},
+): Promise<HttpResult> {
+  const headers: Record<string, string> = { ...init.headers };
+  let body: string | undefined = init.rawBody;
+  if (init.body !== undefined) {
+    body = JSON.stringify(init.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(url, { method: init.method ?? 'GET', headers, body });
+  const text = await response.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, body: parsed };
+}
+
+export const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+/** A valid SUCCESSFUL payment response. */
+export function successfulResponse(
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    sourceMoney: { amount: 150, currency: 'EUR' },
+    destinationMoney: { amount: 161.37, currency: 'USDT' },
+    totalFees: { amount: 1.5, currency: 'EUR' },
+    money: { amount: 148.5, currency: 'EUR' },
+    traceId: 'TRC-1',
+    transactionReference: '3f2b8c1e-7d4a-4e5b-9c6d-1a2b3c4d5e6f',
+    ...overrides,
+  };
+}
+
+/** Asserts the error envelope of section 4 and returns its entries. */
+export function expectEnvelope(result: HttpResult, status: number, errorCode: string) {
+  expect(result.status).toBe(status);
+  expect(result.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(Array.isArray(result.body?.errors)).toBe(true);
+  for (const error of result.body.errors) {
+    expect(typeof error.type).toBe('string');
+    expect(error.type.length).toBeGreaterThan(0);
+    expect(typeof error.message).toBe('string');
+    expect(error.message.length).toBeGreaterThan(0);
+    expect(error.errorCode).toBe(errorCode);
+  }
+  return result.body.errors as {
+    type: string;
+    errorCode: string;
+    message: string;
+    field?: string;
+  }[];
+}
