@@ -98,7 +98,7 @@ export async function http(
   }
   const response = await fetch(url, { method: init.method ?? 'GET', headers, body });
   const text = await response.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text ? JSON.parse(text) : undefined;
   } catch {
