@@ -1,14 +1,14 @@
 /**
  * Jest in native ESM mode: Nest 12 ships ES modules only.
  *
- * A few CommonJS packages (@nestjs/throttler) require() Nest's ES modules. Node >= 20.19 does
- * that natively, but Jest's module runtime only does on Node 24.9+; below that, Jest hands a
+ * A few CommonJS packages (@nestjs/throttler, @fastify/static) require() ES modules. Node >= 20.19
+ * does that natively, but Jest's module runtime only does on Node 24.9+; below that, Jest hands a
  * CommonJS require of an ES module to the transform, which compiles those files to CommonJS
  * (only for require(); import keeps them as ES modules).
  */
-const requiredEsmPackages = ['@nestjs/common', '@nestjs/core'];
+const requiredEsmPackages = ['@nestjs/common', '@nestjs/core', 'content-disposition'];
 
-export default {
+const base = {
   preset: 'ts-jest/presets/default-esm',
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
@@ -20,9 +20,26 @@ export default {
     ],
     '^.+/node_modules/.+\\.js$': '<rootDir>/test/support/require-esm-transformer.cjs',
   },
-  transformIgnorePatterns: [`/node_modules/(?!(${requiredEsmPackages.join('|')})/)`],
-  roots: ['<rootDir>/src', '<rootDir>/test'],
-  testMatch: ['**/*.spec.ts', '**/*.e2e-spec.ts'],
+  transformIgnorePatterns: [
+    `/node_modules/(?!((.*/)?node_modules/)?(${requiredEsmPackages.join('|')})/)`,
+  ],
+};
+
+/** The end-to-end suite once per HTTP platform: same specs, HTTP_PLATFORM set per project. */
+const e2e = (platform) => ({
+  ...base,
+  displayName: `e2e-${platform}`,
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.e2e-spec.ts'],
+  setupFiles: [`<rootDir>/test/support/platform-${platform}.cjs`],
+});
+
+export default {
   testTimeout: 30000,
   maxWorkers: 2,
+  projects: [
+    { ...base, displayName: 'unit', roots: ['<rootDir>/src'], testMatch: ['**/*.spec.ts'] },
+    e2e('express'),
+    e2e('fastify'),
+  ],
 };

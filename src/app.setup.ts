@@ -1,15 +1,14 @@
 import 'reflect-metadata';
 import { INestApplication } from '@nestjs/common';
-import { HttpAdapterHost, NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import { HttpAdapterHost } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { AppModule, AppModuleOptions } from './app.module.js';
-import { MAX_BODY_BYTES } from './common/errors/error-catalog.js';
 import { ErrorsFilter } from './common/errors/errors.filter.js';
 import { RouteTable } from './common/http/route-table.js';
 import { createValidationPipe } from './common/validation.js';
 import { AppConfig } from './config/app-config.js';
+import { createPlatformApp } from './platform.js';
 import { setupSwagger } from './swagger.js';
 
 /**
@@ -20,19 +19,12 @@ export async function createApp(
   config: AppConfig,
   options: AppModuleOptions = {},
 ): Promise<INestApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config, options), {
-    bodyParser: false,
-    bufferLogs: true,
-    abortOnError: false,
-  });
+  const app = await createPlatformApp(
+    AppModule.forRoot(config, options),
+    config.httpPlatform,
+    config.contextPath,
+  );
   app.useLogger(app.get(Logger));
-  // Express extras the contract does not want: a framework banner and weak ETags on every body.
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  app.useBodyParser('json', {
-    limit: MAX_BODY_BYTES,
-    type: ['application/json', 'application/*+json'],
-  });
   setupApp(app, config);
   await app.init();
   return app;
@@ -40,7 +32,6 @@ export async function createApp(
 
 /** Applies prefix, validation, the error filter and Swagger to an application. */
 export function setupApp(app: INestApplication, config: AppConfig): void {
-  app.enableShutdownHooks();
   if (config.contextPath) app.setGlobalPrefix(config.contextPath);
   app.useGlobalPipes(createValidationPipe());
   const routes = new RouteTable(config.contextPath);

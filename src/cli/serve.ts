@@ -15,6 +15,7 @@ export async function serve(
   options: ServeOptions,
 ): Promise<{ app: INestApplication; url: string }> {
   const app = await createApp(config);
+  app.enableShutdownHooks();
   if (options.migrate) await migrate(app);
   await options.beforeListen?.(app);
   await refuseUnsafeProduction(app, config);

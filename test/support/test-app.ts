@@ -37,6 +37,7 @@ export async function startTestApp(
     AUTH_MODE: 'none',
     LOG_LEVEL: options.captureLogs ? 'info' : 'silent',
     ADMIN_TOKEN,
+    // Set per jest project (test/support/platform-*.cjs): the suite runs on both platforms.
     HTTP_PLATFORM: process.env.HTTP_PLATFORM ?? 'express',
     ...env,
   });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   ArgumentsHost,
   Catch,
@@ -55,6 +56,11 @@ export class ErrorsFilter implements ExceptionFilter {
     const url = String(adapter.getRequestUrl(request));
 
     const outcome = this.outcomeOf(exception, method, url);
+    // An error raised before the request-id middleware ran (an undecodable URL) still gets one.
+    const withHeaders = response as { getHeader?: (name: string) => unknown };
+    if (!withHeaders.getHeader?.('x-request-id')) {
+      outcome.headers['x-request-id'] = randomUUID();
+    }
     for (const [name, value] of Object.entries(outcome.headers)) {
       adapter.setHeader(response, name, value);
     }

@@ -11,11 +11,8 @@ interface Route {
  */
 export class RouteTable {
   private routes: Route[] = [];
-  private paymentStatusPrefix = '/api/gateway/payment-status/';
 
-  constructor(contextPath = '') {
-    this.paymentStatusPrefix = `${contextPath}/api/gateway/payment-status/`;
-  }
+  constructor(private readonly contextPath = '') {}
 
   load(document: OpenAPIObject): void {
     this.routes = Object.entries(document.paths).map(([path, item]) => ({
@@ -50,6 +47,11 @@ export class RouteTable {
 
   /** Anything under the payment-status route answers like an unknown key. */
   isPaymentStatusPath(url: string): boolean {
-    return url.split('?')[0].startsWith(this.paymentStatusPrefix);
+    return isPaymentStatusPath(url, this.contextPath);
   }
+}
+
+/** Anything under the payment-status route answers like an unknown key. */
+export function isPaymentStatusPath(url: string, contextPath: string): boolean {
+  return url.split('?')[0].startsWith(`${contextPath}/api/gateway/payment-status/`);
 }

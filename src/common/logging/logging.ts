@@ -1,3 +1,4 @@
+import { RequestMethod } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
@@ -8,9 +9,15 @@ import { redactValidationKey } from '../masking.js';
 /** An incoming x-request-id is echoed only when it is short and printable. */
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
-export function requestIdFor(request: IncomingMessage, response: ServerResponse): string {
+/** The caller's x-request-id when it is acceptable, else a new UUID. */
+export function requestIdOf(request: IncomingMessage): string {
   const given = request.headers['x-request-id'];
-  const id = typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
+  return typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
+}
+
+/** pino-http's id generator (Express): picks the id and echoes it on the response. */
+function requestIdFor(request: IncomingMessage, response: ServerResponse): string {
+  const id = requestIdOf(request);
   response.setHeader('x-request-id', id);
   return id;
 }
@@ -63,6 +70,8 @@ export function loggerParams(config: AppConfig, stream?: DestinationStream): Par
       customErrorMessage: (req, res) => `${req.method} ${loggableUrl(req.url)} ${res.statusCode}`,
       customLogLevel: (_req, res, err) =>
         err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+      // On Fastify the platform has already given the raw request its id (see platform.ts);
+      // pino-http keeps an existing req.id and only calls genReqId without one.
       quietReqLogger: true,
       quietResLogger: true,
       redact: {
@@ -79,6 +88,8 @@ export function loggerParams(config: AppConfig, stream?: DestinationStream): Par
         censor: '[redacted]',
       },
     },
+    // Every path, unmatched ones included, so 404s are logged with their request id too.
+    forRoutes: [{ path: '{*splat}', method: RequestMethod.ALL }],
   };
 }
 

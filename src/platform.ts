@@ -1,0 +1,78 @@
+import { DynamicModule, INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import fastifyHelmet from '@fastify/helmet';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import helmet from 'helmet';
+import { TRANSACTION_NOT_FOUND_BODY, errorItem } from './common/errors/api-error.js';
+import { MAX_BODY_BYTES } from './common/errors/error-catalog.js';
+import { isPaymentStatusPath } from './common/http/route-table.js';
+import { requestIdOf } from './common/logging/logging.js';
+import type { HttpPlatform } from './config/app-config.js';
+
+/**
+ * Security headers of helmet. The only HTML the service serves is Swagger UI, whose page needs
+ * inline styles and data: images; everything else is JSON.
+ */
+const HELMET_OPTIONS = {
+  contentSecurityPolicy: {
+    directives: {
+      defaultSrc: ["'self'"],
+      scriptSrc: ["'self'", "'unsafe-inline'"],
+      styleSrc: ["'self'", "'unsafe-inline'"],
+      imgSrc: ["'self'", 'data:'],
+    },
+  },
+  crossOriginEmbedderPolicy: false,
+};
+
+/**
+ * Creates the Nest application on the chosen HTTP platform with the same behaviour on both:
+ * JSON bodies up to 1 MiB, helmet's security headers, no framework banner, no automatic ETag.
+ * This is the only file that knows which platform runs.
+ */
+export async function createPlatformApp(
+  module: DynamicModule,
+  platform: HttpPlatform,
+  contextPath: string,
+): Promise<INestApplication> {
+  const options = { bufferLogs: true, abortOnError: false } as const;
+  if (platform === 'fastify') {
+    const adapter = new FastifyAdapter({
+      bodyLimit: MAX_BODY_BYTES,
+      return503OnClosing: false,
+      genReqId: requestIdOf,
+      frameworkErrors: (_error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+        // A URL that cannot be decoded never reaches Nest; answer it like Nest would.
+        const notFound = isPaymentStatusPath(request.url, contextPath)
+          ? TRANSACTION_NOT_FOUND_BODY
+          : JSON.stringify({ errors: [errorItem('NOT_FOUND')] });
+        void reply
+          .code(404)
+          .header('content-type', 'application/json; charset=utf-8')
+          .header('x-request-id', request.id)
+          .send(notFound);
+      },
+    });
+    adapter.getInstance().addHook('onRequest', (request, reply, done) => {
+      reply.header('x-request-id', request.id);
+      done();
+    });
+    const app = await NestFactory.create<NestFastifyApplication>(module, adapter, options);
+    await app.register(fastifyHelmet, HELMET_OPTIONS);
+    return app;
+  }
+  const app = await NestFactory.create<NestExpressApplication>(module, {
+    ...options,
+    bodyParser: false,
+  });
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.useBodyParser('json', {
+    limit: MAX_BODY_BYTES,
+    type: ['application/json', 'application/*+json'],
+  });
+  app.use(helmet(HELMET_OPTIONS));
+  return app;
+}

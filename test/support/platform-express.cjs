@@ -1,0 +1,1 @@
+process.env.HTTP_PLATFORM = 'express';
