@@ -8,7 +8,7 @@ import { ErrorsFilter } from './common/errors/errors.filter.js';
 import { RouteTable } from './common/http/route-table.js';
 import { createValidationPipe } from './common/validation.js';
 import { AppConfig } from './config/app-config.js';
-import { createPlatformApp } from './platform.js';
+import { answerUnmatchedRoutes, createPlatformApp } from './platform.js';
 import { setupSwagger } from './swagger.js';
 
 /**
@@ -27,6 +27,7 @@ export async function createApp(
   app.useLogger(app.get(Logger));
   setupApp(app, config);
   await app.init();
+  answerUnmatchedRoutes(app, config.httpPlatform);
   return app;
 }
 

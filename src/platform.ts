@@ -5,6 +5,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import fastifyHelmet from '@fastify/helmet';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TRANSACTION_NOT_FOUND_BODY, errorItem } from './common/errors/api-error.js';
 import { MAX_BODY_BYTES } from './common/errors/error-catalog.js';
 import { isPaymentStatusPath } from './common/http/route-table.js';
@@ -75,4 +76,21 @@ export async function createPlatformApp(
   });
   app.use(helmet(HELMET_OPTIONS));
   return app;
+}
+
+/**
+ * Express only: Nest answers unmatched routes under CONTEXT_PATH; this answers the rest (paths
+ * outside the prefix) with the same envelope. Registered after init, so after every route.
+ */
+export function answerUnmatchedRoutes(app: INestApplication, platform: HttpPlatform): void {
+  if (platform !== 'express') return;
+  const body = JSON.stringify({ errors: [errorItem('NOT_FOUND')] });
+  app.use((request: IncomingMessage, response: ServerResponse) => {
+    if (!response.getHeader('x-request-id')) {
+      response.setHeader('x-request-id', requestIdOf(request));
+    }
+    response.statusCode = 404;
+    response.setHeader('content-type', 'application/json; charset=utf-8');
+    response.end(body);
+  });
 }

@@ -1,11 +1,13 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { API_KEY_SCHEME } from '../swagger.js';
 import { ApiErrorResponses } from '../common/http/api-error-responses.decorator.js';
 import { CatalogService } from './catalog.service.js';
 import { CatalogPageDto } from './dto/catalog-page.dto.js';
 import { CatalogQueryDto } from './dto/catalog-query.dto.js';
 
 @ApiTags('Catalog')
+@ApiSecurity(API_KEY_SCHEME)
 @Controller('api')
 export class CatalogController {
   constructor(private readonly catalog: CatalogService) {}

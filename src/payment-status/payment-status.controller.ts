@@ -1,5 +1,13 @@
 import { Controller, Get, Header, Param } from '@nestjs/common';
-import { ApiExtraModels, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiSecurity,
+  ApiTags,
+} from '@nestjs/swagger';
+import { API_KEY_SCHEME } from '../swagger.js';
 import { type Caller, CurrentCaller } from '../auth/current-merchant.decorator.js';
 import { NotFoundLimiter } from '../auth/not-found-limiter.js';
 import { ApiError } from '../common/errors/api-error.js';
@@ -11,6 +19,7 @@ export const PAYMENT_STATUS_ROUTE = 'gateway/payment-status';
 
 @ApiTags('Payment status')
 @ApiExtraModels(...STATUS_ELEMENT_MODELS)
+@ApiSecurity(API_KEY_SCHEME)
 @Controller('api')
 export class PaymentStatusController {
   constructor(

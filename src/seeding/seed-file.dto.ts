@@ -7,25 +7,28 @@ import { SeedPaymentSessionDto } from '../payment-status/dto/payment-report.dto.
 const MAX_RECORDS = 1_000_000;
 const LIST_RULE = 'must be a list of records';
 
-/** A seed file (section 7): every section is optional. */
+/**
+ * A seed file (section 7): every section is optional. class-validator runs a property's
+ * decorators from the bottom up, so the list check comes last in the source.
+ */
 export class SeedFileDto {
   @IsOptional()
+  @ArrayMaxSize(MAX_RECORDS, { message: `must hold at most ${MAX_RECORDS} records` })
   @IsArray({ message: LIST_RULE })
-  @ArrayMaxSize(MAX_RECORDS)
   @ValidateNested({ each: true, message: 'must hold objects' })
   @Type(() => CryptoPairInputDto)
   cryptoPairs?: CryptoPairInputDto[];
 
   @IsOptional()
+  @ArrayMaxSize(MAX_RECORDS, { message: `must hold at most ${MAX_RECORDS} records` })
   @IsArray({ message: LIST_RULE })
-  @ArrayMaxSize(MAX_RECORDS)
   @ValidateNested({ each: true, message: 'must hold objects' })
   @Type(() => SeedMerchantDto)
   merchants?: SeedMerchantDto[];
 
   @IsOptional()
+  @ArrayMaxSize(MAX_RECORDS, { message: `must hold at most ${MAX_RECORDS} records` })
   @IsArray({ message: LIST_RULE })
-  @ArrayMaxSize(MAX_RECORDS)
   @ValidateNested({ each: true, message: 'must hold objects' })
   @Type(() => SeedPaymentSessionDto)
   paymentSessions?: SeedPaymentSessionDto[];

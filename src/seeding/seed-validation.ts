@@ -22,7 +22,7 @@ export async function validateSeed(content: unknown): Promise<SeedValidation> {
     };
   }
   const { value: seed, errors } = await validatePlain(SeedFileDto, content);
-  (seed.paymentSessions ?? []).forEach((session, index) => {
+  listOf(seed.paymentSessions).forEach((session, index) => {
     if (typeof session?.validationKey !== 'string') return;
     for (const error of statusFieldErrors(session.validationKey, session)) {
       errors.push({ field: `paymentSessions[${index}].${error.field}`, message: error.message });
@@ -46,7 +46,7 @@ function duplicates<T>(
 ): FieldError[] {
   const seen = new Map<string, number>();
   const errors: FieldError[] = [];
-  (records ?? []).forEach((record, index) => {
+  listOf(records).forEach((record, index) => {
     if (typeof record !== 'object' || record === null) return;
     const key = JSON.stringify(keyOf(record));
     const first = seen.get(key);
@@ -60,4 +60,9 @@ function sortByPath(errors: FieldError[]): FieldError[] {
   const order = (field: string) =>
     field.replace(/\[(\d+)\]/g, (_all, n: string) => `[${n.padStart(9, '0')}]`);
   return [...errors].sort((a, b) => order(a.field).localeCompare(order(b.field)));
+}
+
+/** A section as a list; one that is not a list was already reported by the field rules. */
+function listOf<T>(section: T[] | undefined): T[] {
+  return Array.isArray(section) ? section : [];
 }
