@@ -156,4 +156,43 @@ describe('catalog (e2e)', () => {
     const ie = await http(t.url + CATALOG + '?countryCode=IE&protocol=TRC20');
     expect(ie.body.page.total).toBe(0);
   });
+
+  it('tags answers with a strong ETag and answers a matching If-None-Match with 304', async () => {
+    const first = await http(t.url + CATALOG + '?countryCode=DE');
+    expect(first.status).toBe(200);
+    const etag = first.headers.get('etag');
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    expect(first.headers.get('cache-control')).toBe('private, max-age=60');
+    expect(first.headers.get('content-type')).toMatch(/^application\/json/);
+
+    const again = await http(t.url + CATALOG + '?countryCode=de', {
+      headers: { 'if-none-match': etag! },
+    });
+    expect(again.status).toBe(304);
+    expect(again.text).toBe('');
+    expect(again.headers.get('etag')).toBe(etag);
+
+    const inList = await http(t.url + CATALOG + '?countryCode=DE', {
+      headers: { 'if-none-match': `"other", W/${etag}` },
+    });
+    expect(inList.status).toBe(304);
+
+    const otherQuery = await http(t.url + CATALOG + '?countryCode=IE', {
+      headers: { 'if-none-match': etag! },
+    });
+    expect(otherQuery.status).toBe(200);
+    expect(otherQuery.headers.get('etag')).not.toBe(etag);
+  });
+
+  it('changes the ETag when the catalog changes', async () => {
+    const before = await http(t.url + CATALOG + '?countryCode=NL');
+    const etag = before.headers.get('etag')!;
+    await t.seed({ cryptoPairs: [pair('USDC', 'SOLANA', 'MX')] });
+    const after = await http(t.url + CATALOG + '?countryCode=NL', {
+      headers: { 'if-none-match': etag },
+    });
+    expect(after.status).toBe(200);
+    expect(after.text).toBe(before.text);
+    expect(after.headers.get('etag')).not.toBe(etag);
+  });
 });

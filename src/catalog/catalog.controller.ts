@@ -1,5 +1,18 @@
-import { Controller, Get, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Header, Headers, Inject, Query, Res } from '@nestjs/common';
+import {
+  ApiHeader,
+  ApiOkResponse,
+  ApiOperation,
+  ApiResponse,
+  ApiSecurity,
+  ApiTags,
+} from '@nestjs/swagger';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import {
+  JSON_CONTENT_TYPE,
+  type ResponseControls,
+  ifNoneMatchMatches,
+} from '../common/http/response.js';
 import { API_KEY_SCHEME } from '../swagger.js';
 import { ApiErrorResponses } from '../common/http/api-error-responses.decorator.js';
 import { CatalogService } from './catalog.service.js';
@@ -10,9 +23,19 @@ import { CatalogQueryDto } from './dto/catalog-query.dto.js';
 @ApiSecurity(API_KEY_SCHEME)
 @Controller('api')
 export class CatalogController {
-  constructor(private readonly catalog: CatalogService) {}
+  constructor(
+    private readonly catalog: CatalogService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   @Get(['crypto-currency-protocol-processors', 'crypto-currency-protocol-processor'])
+  @Header('Content-Type', JSON_CONTENT_TYPE)
+  @ApiHeader({
+    name: 'If-None-Match',
+    required: false,
+    description: 'An ETag from an earlier answer: 304 without a body while it still matches.',
+  })
+  @ApiResponse({ status: 304, description: 'Not modified: the ETag given still matches.' })
   @ApiOperation({
     summary: 'List the enabled crypto currency and protocol pairs',
     description:
@@ -22,6 +45,10 @@ export class CatalogController {
   })
   @ApiOkResponse({
     type: CatalogPageDto,
+    headers: {
+      ETag: { description: 'Strong tag of this answer.', schema: { type: 'string' } },
+      'Cache-Control': { description: 'private, max-age=<cache TTL>', schema: { type: 'string' } },
+    },
     example: {
       payload: [
         { currencyCode: 'USDT', currencyName: 'Tether', protocol: 'TRC20', countryCode: 'IE' },
@@ -30,7 +57,18 @@ export class CatalogController {
     },
   })
   @ApiErrorResponses('INVALID_PARAMETER', 'UNAUTHORIZED')
-  list(@Query() query: CatalogQueryDto): Promise<CatalogPageDto> {
-    return this.catalog.listEnabled(query);
+  async list(
+    @Query() query: CatalogQueryDto,
+    @Headers('if-none-match') ifNoneMatch: string | undefined,
+    @Res({ passthrough: true }) response: ResponseControls,
+  ): Promise<string> {
+    const page = await this.catalog.listEnabled(query);
+    response.header('ETag', page.etag);
+    response.header('Cache-Control', `private, max-age=${this.config.catalogCacheTtlSeconds}`);
+    if (ifNoneMatchMatches(ifNoneMatch, page.etag)) {
+      response.status(304);
+      return '';
+    }
+    return page.body;
   }
 }

@@ -5,6 +5,7 @@ import type { Cache } from 'cache-manager';
 import { EntityManager, FindOptionsWhere, QueryFailedError, Repository } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ApiError } from '../common/errors/api-error.js';
+import { SerializedBody, strongEtag } from '../common/http/response.js';
 import { WriteQueue } from '../database/write-queue.js';
 import { CatalogRevision, CryptoPair } from './crypto-pair.entity.js';
 import { CatalogPageDto, CryptoPairDto } from './dto/catalog-page.dto.js';
@@ -29,15 +30,21 @@ export class CatalogService {
     private readonly writes: WriteQueue,
   ) {}
 
-  /** Enabled pairs matching the query, cached per catalog revision and normalised query. */
-  async listEnabled(query: CatalogQuery): Promise<CatalogPageDto> {
+  /**
+   * Enabled pairs matching the query, serialised once and cached per catalog revision and
+   * normalised query. The ETag covers the revision, so it changes with every catalog write.
+   */
+  async listEnabled(query: CatalogQuery): Promise<SerializedBody> {
     const ttlMs = this.config.catalogCacheTtlSeconds * 1000;
-    if (ttlMs === 0) return this.queryPage(query, true);
-    const key = `catalog:${await this.revision()}:${catalogQueryKey(query)}`;
-    const cached = await this.cache.get<CatalogPageDto>(key);
-    if (cached) return cached;
-    const page = await this.queryPage(query, true);
-    await this.cache.set(key, page, ttlMs);
+    const revision = await this.revision();
+    const key = `catalog:${revision}:${catalogQueryKey(query)}`;
+    if (ttlMs > 0) {
+      const cached = await this.cache.get<SerializedBody>(key);
+      if (cached) return cached;
+    }
+    const body = JSON.stringify(await this.queryPage(query, true));
+    const page = { body, etag: strongEtag(body, `catalog-revision:${revision}`) };
+    if (ttlMs > 0) await this.cache.set(key, page, ttlMs);
     return page;
   }
 

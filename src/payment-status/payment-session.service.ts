@@ -1,3 +1,4 @@
+import { CacheableMemory } from '@cacheable/memory';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, QueryFailedError, Repository } from 'typeorm';
@@ -5,7 +6,6 @@ import { ApiError } from '../common/errors/api-error.js';
 import { WriteQueue } from '../database/write-queue.js';
 import { Merchant } from '../merchants/merchant.entity.js';
 import { PaymentReportDto } from './dto/payment-report.dto.js';
-import { PaymentStatusElement } from './dto/payment-status-view.dto.js';
 import { PaymentSession, PaymentSessionTransition } from './payment-session.entity.js';
 import { sameReport, statusFieldErrors, toStoredReport } from './payment-report.rules.js';
 import { buildStatusElement } from './payment-status.shapes.js';
@@ -25,6 +25,18 @@ export interface TransitionView {
   at: string;
 }
 
+interface FinalAnswer {
+  merchantId: string;
+  body: string;
+}
+
+/** Final answers kept in memory at most (a SUCCESSFUL answer is about 1 KB). */
+const FINAL_ANSWER_ENTRIES = 20_000;
+
+function notFound(): ApiError {
+  return new ApiError('TRANSACTION_FAILED', { field: 'validationKey' });
+}
+
 /** Lost a race with another writer; the report is evaluated again against the new state. */
 class StaleVersion extends Error {}
 
@@ -33,6 +45,8 @@ const MAX_ATTEMPTS = 5;
 /** Payment sessions: the merchant's status lookup and the operator's state machine. */
 @Injectable()
 export class PaymentSessionService {
+  private readonly finalAnswers = new CacheableMemory({ lruSize: FINAL_ANSWER_ENTRIES });
+
   constructor(
     @InjectRepository(PaymentSession) private readonly sessions: Repository<PaymentSession>,
     @InjectRepository(PaymentSessionTransition)
@@ -41,13 +55,24 @@ export class PaymentSessionService {
   ) {}
 
   /**
-   * The session's status element, or the one 404 of section 3 whether the key is unknown,
+   * The serialised status answer of section 3, or the one 404 whether the key is unknown,
    * impossible or owned by another merchant (`merchantId` undefined: any merchant may read).
+   * SUCCESSFUL and FAILED never change, so their answers are kept, serialised, once built;
+   * every other status is read afresh so it reflects the latest report.
    */
-  async statusOf(validationKey: string, merchantId?: string): Promise<PaymentStatusElement> {
+  async statusBody(validationKey: string, merchantId?: string): Promise<string> {
+    const final = this.finalAnswers.get<FinalAnswer>(validationKey);
+    if (final) {
+      if (merchantId !== undefined && final.merchantId !== merchantId) throw notFound();
+      return final.body;
+    }
     const session = await this.find(validationKey, merchantId);
-    if (!session) throw new ApiError('TRANSACTION_FAILED', { field: 'validationKey' });
-    return buildStatusElement(session.validationKey, session);
+    if (!session) throw notFound();
+    const body = JSON.stringify({ payload: [buildStatusElement(session.validationKey, session)] });
+    if (isFinal(session.status)) {
+      this.finalAnswers.set(validationKey, { merchantId: session.merchantId, body });
+    }
+    return body;
   }
 
   async find(validationKey: string, merchantId?: string): Promise<PaymentSession | null> {

@@ -11,6 +11,7 @@ import { API_KEY_SCHEME } from '../swagger.js';
 import { type Caller, CurrentCaller } from '../auth/current-merchant.decorator.js';
 import { NotFoundLimiter } from '../auth/not-found-limiter.js';
 import { ApiError } from '../common/errors/api-error.js';
+import { JSON_CONTENT_TYPE } from '../common/http/response.js';
 import { ApiErrorResponses } from '../common/http/api-error-responses.decorator.js';
 import { PaymentStatusEnvelopeDto, STATUS_ELEMENT_MODELS } from './dto/payment-status-view.dto.js';
 import { PaymentSessionService } from './payment-session.service.js';
@@ -29,6 +30,7 @@ export class PaymentStatusController {
 
   @Get(`${PAYMENT_STATUS_ROUTE}/:validationKey`)
   @Header('Cache-Control', 'no-store')
+  @Header('Content-Type', JSON_CONTENT_TYPE)
   @ApiOperation({
     summary: 'Status of a payment session',
     description:
@@ -92,10 +94,10 @@ export class PaymentStatusController {
   async status(
     @Param('validationKey') validationKey: string,
     @CurrentCaller() caller: Caller,
-  ): Promise<PaymentStatusEnvelopeDto> {
+  ): Promise<string> {
     this.notFoundLimiter.assertAllowed(caller.tracker);
     try {
-      return { payload: [await this.sessions.statusOf(validationKey, caller.merchantId)] };
+      return await this.sessions.statusBody(validationKey, caller.merchantId);
     } catch (error) {
       if (error instanceof ApiError && error.code === 'TRANSACTION_FAILED') {
         await this.notFoundLimiter.recordMiss(caller.tracker);

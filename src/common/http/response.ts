@@ -1,0 +1,34 @@
+import { createHash } from 'node:crypto';
+
+/** What both platforms' response objects offer for setting status and headers. */
+export interface ResponseControls {
+  status(code: number): unknown;
+  header(name: string, value: string): unknown;
+}
+
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/** A response body serialised once, kept as the bytes sent. */
+export interface SerializedBody {
+  body: string;
+  etag: string;
+}
+
+/** A strong ETag: the same bytes give the same tag; `salt` makes other changes show too. */
+export function strongEtag(body: string, salt = ''): string {
+  const digest = createHash('sha256').update(salt).update(body).digest('base64url');
+  return `"${digest.slice(0, 27)}"`;
+}
+
+/**
+ * Whether an If-None-Match header matches the current tag (RFC 9110: weak comparison, a list of
+ * tags, or `*`).
+ */
+export function ifNoneMatchMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header
+    .split(',')
+    .map((tag) => tag.trim().replace(/^W\//, ''))
+    .includes(etag);
+}
