@@ -42,6 +42,9 @@ export async function createPlatformApp(
   if (platform === 'fastify') {
     const adapter = new FastifyAdapter({
       bodyLimit: MAX_BODY_BYTES,
+      // Validation keys have up to 255 characters and longer ones must still reach the
+      // controller (to be answered, authenticated and counted like any unknown key).
+      maxParamLength: 16 * 1024,
       return503OnClosing: false,
       genReqId: requestIdOf,
       frameworkErrors: (_error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
@@ -70,6 +73,15 @@ export async function createPlatformApp(
   });
   app.disable('x-powered-by');
   app.set('etag', false);
+  // The request id is chosen before the body is parsed, so a refused body (malformed, too
+  // large) still echoes it; pino-http keeps an id that is already set.
+  app.use(
+    (request: IncomingMessage & { id?: string }, response: ServerResponse, next: () => void) => {
+      request.id = requestIdOf(request);
+      response.setHeader('x-request-id', request.id);
+      next();
+    },
+  );
   app.useBodyParser('json', {
     limit: MAX_BODY_BYTES,
     type: ['application/json', 'application/*+json'],

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import {
   InjectThrottlerOptions,
@@ -26,5 +26,14 @@ export class GatewayThrottlerGuard extends ThrottlerGuard {
 
   protected override getTracker(request: Record<string, unknown>): Promise<string> {
     return this.authenticator.trackerOf(request as AuthRequest);
+  }
+
+  /** One budget per caller across all routes (the library's default is one per route). */
+  protected override generateKey(
+    _context: ExecutionContext,
+    tracker: string,
+    throttlerName: string,
+  ): string {
+    return `${throttlerName}:${tracker}`;
   }
 }

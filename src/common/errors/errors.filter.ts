@@ -11,6 +11,7 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { ApiError, ErrorItem, TRANSACTION_NOT_FOUND_BODY, errorItem } from './api-error.js';
 import { ErrorCode, ErrorKind, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-catalog.js';
 import { RouteTable } from '../http/route-table.js';
+import { loggableUrl } from '../logging/logging.js';
 
 interface Outcome {
   status: number;
@@ -56,6 +57,7 @@ export class ErrorsFilter implements ExceptionFilter {
     const url = String(adapter.getRequestUrl(request));
 
     const outcome = this.outcomeOf(exception, method, url);
+    this.logRefusedBeforeRouting(request, method, url, outcome.status);
     // An error raised before the request-id middleware ran (an undecodable URL) still gets one.
     const withHeaders = response as { getHeader?: (name: string) => unknown };
     if (!withHeaders.getHeader?.('x-request-id')) {
@@ -66,6 +68,19 @@ export class ErrorsFilter implements ExceptionFilter {
     }
     adapter.setHeader(response, 'Content-Type', 'application/json; charset=utf-8');
     adapter.reply(response, outcome.body, outcome.status);
+  }
+
+  /**
+   * A request refused before the request logger ran (a body that is not JSON or too large on
+   * Express, an undecodable URL) still gets its log line, with its id.
+   */
+  private logRefusedBeforeRouting(request: unknown, method: string, url: string, status: number) {
+    const seen = request as { log?: unknown; raw?: { log?: unknown }; id?: unknown };
+    if (seen.log !== undefined || seen.raw?.log !== undefined) return;
+    this.logger.warn(
+      { requestId: seen.id, method, url: loggableUrl(url), statusCode: status },
+      `${method} ${loggableUrl(url)} ${status}`,
+    );
   }
 
   private outcomeOf(exception: unknown, method: string, url: string): Outcome {

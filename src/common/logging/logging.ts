@@ -22,12 +22,14 @@ function requestIdFor(request: IncomingMessage, response: ServerResponse): strin
   return id;
 }
 
-const PAYMENT_STATUS_PATH = /(\/api\/gateway\/payment-status\/)([^/?#]*)/;
+/** Paths that carry a validation key: the merchant's status lookup and the operator's routes. */
+const VALIDATION_KEY_PATH =
+  /(\/(?:api\/gateway\/payment-status|admin\/payment-sessions)\/)([^/?#]*)/;
 
 /** The URL as it may be logged: a validation key shows only its first characters. */
 export function loggableUrl(url: string | undefined): string {
   if (!url) return '';
-  return url.replace(PAYMENT_STATUS_PATH, (_all, prefix: string, key: string) => {
+  return url.replace(VALIDATION_KEY_PATH, (_all, prefix: string, key: string) => {
     let decoded = key;
     try {
       decoded = decodeURIComponent(key);
@@ -64,10 +66,13 @@ export function loggerParams(config: AppConfig, stream?: DestinationStream): Par
       },
       customProps: (req: IncomingMessage) => ({
         method: req.method,
+        url: loggableUrl(fullUrl(req)),
         route: routeOf(req),
       }),
-      customSuccessMessage: (req, res) => `${req.method} ${loggableUrl(req.url)} ${res.statusCode}`,
-      customErrorMessage: (req, res) => `${req.method} ${loggableUrl(req.url)} ${res.statusCode}`,
+      customSuccessMessage: (req, res) =>
+        `${req.method} ${loggableUrl(fullUrl(req))} ${res.statusCode}`,
+      customErrorMessage: (req, res) =>
+        `${req.method} ${loggableUrl(fullUrl(req))} ${res.statusCode}`,
       customLogLevel: (_req, res, err) =>
         err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
       // On Fastify the platform has already given the raw request its id (see platform.ts);
@@ -91,6 +96,11 @@ export function loggerParams(config: AppConfig, stream?: DestinationStream): Par
     // Every path, unmatched ones included, so 404s are logged with their request id too.
     forRoutes: [{ path: '{*splat}', method: RequestMethod.ALL }],
   };
+}
+
+/** Express strips a middleware's mount path from req.url; originalUrl keeps it. */
+export function fullUrl(req: IncomingMessage): string | undefined {
+  return (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url;
 }
 
 function routeOf(req: IncomingMessage): string | undefined {
