@@ -9,6 +9,7 @@ import { AuthModule } from './auth/auth.module.js';
 import { GatewayThrottlerGuard } from './auth/gateway-throttler.guard.js';
 import { CatalogModule } from './catalog/catalog.module.js';
 import { ApiVersionGuard } from './common/http/api-version.guard.js';
+import { JsonBodyGuard } from './common/http/json-body.guard.js';
 import { loggerParams } from './common/logging/logging.js';
 import { APP_CONFIG, AppConfig } from './config/app-config.js';
 import { DatabaseModule } from './database/database.module.js';
@@ -48,6 +49,7 @@ export class AppModule {
         // Guards run in this order. The rate limit comes before the key check, so callers without
         // a valid key (guessing keys) are limited per address like everyone else.
         { provide: APP_GUARD, useClass: ApiVersionGuard },
+        { provide: APP_GUARD, useClass: JsonBodyGuard },
         { provide: APP_GUARD, useClass: GatewayThrottlerGuard },
         { provide: APP_GUARD, useClass: ApiKeyGuard },
       ],

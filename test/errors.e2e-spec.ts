@@ -49,6 +49,19 @@ describe('errors and the request pipeline (e2e)', () => {
     expectNoInternals(r.text);
   });
 
+  it.each(['text/plain', 'application/xml', 'application/x-www-form-urlencoded'])(
+    'answers a %s body with UNSUPPORTED_MEDIA_TYPE',
+    async (type) => {
+      const r = await http(t.url + '/admin/crypto-pairs', {
+        method: 'POST',
+        headers: { ...adminHeaders, 'content-type': type },
+        rawBody: 'currencyCode=USDT',
+      });
+      const [error] = expectEnvelope(r, 415, 'UNSUPPORTED_MEDIA_TYPE');
+      expect(error.type).toBe('VALIDATION');
+    },
+  );
+
   it('answers a body over 1 MiB with PAYLOAD_TOO_LARGE and stores nothing', async () => {
     const r = await http(t.url + '/admin/crypto-pairs', {
       method: 'POST',
