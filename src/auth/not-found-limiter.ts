@@ -1,18 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  InjectThrottlerStorage,
-  ThrottlerStorageService,
-  type ThrottlerStorage,
-} from '@nestjs/throttler';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ApiError } from '../common/errors/api-error.js';
+import { FixedWindowStorage } from './fixed-window-storage.js';
 
 const THROTTLER_NAME = 'status-not-found';
 
 /**
- * The strict limit on payment-status lookups that end in 404, kept in @nestjs/throttler's
- * storage. Past the limit the caller is blocked for the window from every status lookup, found
- * or not, so a 200 can no longer be told from a miss while guessing keys.
+ * The strict limit on payment-status lookups that end in 404, counted in the same storage as
+ * @nestjs/throttler's general limit. Past the limit the caller is blocked for the window from
+ * every status lookup, found or not, so a 200 can no longer be told from a miss while guessing.
  */
 @Injectable()
 export class NotFoundLimiter {
@@ -20,7 +16,7 @@ export class NotFoundLimiter {
   private readonly limit: number;
 
   constructor(
-    @InjectThrottlerStorage() private readonly storage: ThrottlerStorage,
+    private readonly storage: FixedWindowStorage,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.ttlMs = config.rateLimit.notFoundWindowSeconds * 1000;
@@ -46,11 +42,7 @@ export class NotFoundLimiter {
   }
 
   private blockedForSeconds(tracker: string): number {
-    // The in-memory storage of @nestjs/throttler exposes its records; read without counting.
-    if (!(this.storage instanceof ThrottlerStorageService)) return 0;
-    const record = this.storage.storage.get(this.key(tracker));
-    if (!record?.isBlocked) return 0;
-    return Math.max(0, Math.ceil((record.blockExpiresAt - Date.now()) / 1000));
+    return this.storage.blockedFor(this.key(tracker), THROTTLER_NAME);
   }
 
   private key(tracker: string): string {

@@ -117,9 +117,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
     migrationsRun,
     httpPlatform: oneOf(env, 'HTTP_PLATFORM', ['express', 'fastify'] as const, 'express'),
     rateLimit: {
-      generalLimit: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
+      generalLimit: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000_000),
       generalWindowSeconds: 60,
-      notFoundLimit: integer(env, 'RATE_LIMIT_STATUS_NOT_FOUND_PER_MINUTE', 30, 1, 10_000_000),
+      notFoundLimit: integer(env, 'RATE_LIMIT_STATUS_NOT_FOUND_PER_MINUTE', 30, 1, 1_000_000_000),
       notFoundWindowSeconds: 60,
     },
   };

@@ -45,7 +45,10 @@ const MAX_ATTEMPTS = 5;
 /** Payment sessions: the merchant's status lookup and the operator's state machine. */
 @Injectable()
 export class PaymentSessionService {
-  private readonly finalAnswers = new CacheableMemory({ lruSize: FINAL_ANSWER_ENTRIES });
+  private readonly finalAnswers = new CacheableMemory({
+    lruSize: FINAL_ANSWER_ENTRIES,
+    useClone: false,
+  });
 
   constructor(
     @InjectRepository(PaymentSession) private readonly sessions: Repository<PaymentSession>,
