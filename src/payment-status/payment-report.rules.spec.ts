@@ -1,19 +1,8 @@
 import type { PaymentReportDto } from './dto/payment-report.dto.js';
+import { successfulResponse as paymentResponse } from '../../test/support/fixtures.js';
 import { sameReport, statusFieldErrors, toStoredReport } from './payment-report.rules.js';
 
 const KEY = 'vk_rules_key_0001';
-
-function paymentResponse(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    sourceMoney: { amount: 150, currency: 'EUR' },
-    destinationMoney: { amount: 161.37, currency: 'USDT' },
-    totalFees: { amount: 1.5, currency: 'EUR' },
-    money: { amount: 148.5, currency: 'EUR' },
-    traceId: 'TRC-1',
-    transactionReference: '3f2b8c1e-7d4a-4e5b-9c6d-1a2b3c4d5e6f',
-    ...overrides,
-  };
-}
 
 function report(fields: Record<string, unknown>): PaymentReportDto {
   return { merchantId: 'demo', ...fields } as unknown as PaymentReportDto;

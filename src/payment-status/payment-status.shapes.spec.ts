@@ -1,3 +1,4 @@
+import { successfulResponse } from '../../test/support/fixtures.js';
 import type { PaymentResponseInputDto } from './dto/payment-report.dto.js';
 import {
   StoredReport,
@@ -11,15 +12,7 @@ const KEY = 'vk_session_own_key_1';
 function requiredResponse(
   overrides: Partial<Record<keyof PaymentResponseInputDto, unknown>> = {},
 ): PaymentResponseInputDto {
-  return {
-    sourceMoney: { amount: 150, currency: 'EUR' },
-    destinationMoney: { amount: 161.37, currency: 'USDT' },
-    totalFees: { amount: 1.5, currency: 'EUR' },
-    money: { amount: 148.5, currency: 'EUR' },
-    traceId: 'TRC-1',
-    transactionReference: '3f2b8c1e-7d4a-4e5b-9c6d-1a2b3c4d5e6f',
-    ...overrides,
-  } as PaymentResponseInputDto;
+  return successfulResponse(overrides) as unknown as PaymentResponseInputDto;
 }
 
 /** Every field of the source description except validationKey (which the view adds). */

@@ -1,21 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { successfulResponse } from '../../test/support/fixtures.js';
 import { validateSeed } from './seed-validation.js';
 
 function pair(currencyCode: string, protocol: string, countryCode: string, enabled = true) {
   return { currencyCode, currencyName: `${currencyCode} coin`, protocol, countryCode, enabled };
-}
-
-function successfulResponse(overrides: Record<string, unknown> = {}) {
-  return {
-    sourceMoney: { amount: 150, currency: 'EUR' },
-    destinationMoney: { amount: 161.37, currency: 'USDT' },
-    totalFees: { amount: 1.5, currency: 'EUR' },
-    money: { amount: 148.5, currency: 'EUR' },
-    traceId: 'TRC-1',
-    transactionReference: '3f2b8c1e-7d4a-4e5b-9c6d-1a2b3c4d5e6f',
-    ...overrides,
-  };
 }
 
 const MERCHANT = { id: 'demo', name: 'Demo', apiKeys: ['k'.repeat(32)] };

@@ -110,20 +110,7 @@ export async function http(
 
 export const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
-/** A valid SUCCESSFUL payment response. */
-export function successfulResponse(
-  overrides: Record<string, unknown> = {},
-): Record<string, unknown> {
-  return {
-    sourceMoney: { amount: 150, currency: 'EUR' },
-    destinationMoney: { amount: 161.37, currency: 'USDT' },
-    totalFees: { amount: 1.5, currency: 'EUR' },
-    money: { amount: 148.5, currency: 'EUR' },
-    traceId: 'TRC-1',
-    transactionReference: '3f2b8c1e-7d4a-4e5b-9c6d-1a2b3c4d5e6f',
-    ...overrides,
-  };
-}
+export { successfulResponse } from './fixtures.js';
 
 /** Asserts the error envelope of section 4 and returns its entries. */
 export function expectEnvelope(result: HttpResult, status: number, errorCode: string) {
