@@ -6,6 +6,7 @@ import { EntityManager, FindOptionsWhere, QueryFailedError, Repository } from 't
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { SerializedBody, strongEtag } from '../common/http/response.js';
+import { CoalescedRead, HotReads } from '../database/hot-reads.js';
 import { WriteQueue } from '../database/write-queue.js';
 import { CatalogRevision, CryptoPair } from './crypto-pair.entity.js';
 import { CatalogPageDto, CryptoPairDto } from './dto/catalog-page.dto.js';
@@ -22,13 +23,17 @@ const ORDER = { currencyCode: 'ASC', protocol: 'ASC', countryCode: 'ASC' } as co
 /** The catalog of crypto pairs: cached reads for merchants, invalidating writes for operators. */
 @Injectable()
 export class CatalogService {
+  private readonly revisionRead: CoalescedRead<number>;
+
   constructor(
     @InjectRepository(CryptoPair) private readonly pairs: Repository<CryptoPair>,
-    @InjectRepository(CatalogRevision) private readonly revisions: Repository<CatalogRevision>,
     @Inject(CACHE_MANAGER) private readonly cache: Cache,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly writes: WriteQueue,
-  ) {}
+    hotReads: HotReads,
+  ) {
+    this.revisionRead = new CoalescedRead(() => hotReads.catalogRevision());
+  }
 
   /**
    * Enabled pairs matching the query, serialised once and cached per catalog revision and
@@ -147,9 +152,9 @@ export class CatalogService {
     await manager.increment(CatalogRevision, { id: 1 }, 'revision', 1);
   }
 
-  private async revision(): Promise<number> {
-    const row = await this.revisions.findOne({ where: { id: 1 }, select: { revision: true } });
-    return row?.revision ?? 0;
+  /** The current revision; concurrent requests share one read (see CoalescedRead). */
+  private revision(): Promise<number> {
+    return this.revisionRead.get();
   }
 
   private async queryPage(query: CatalogQuery, enabledOnly: boolean): Promise<CatalogPageDto> {

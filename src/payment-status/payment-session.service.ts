@@ -3,13 +3,14 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, QueryFailedError, Repository } from 'typeorm';
 import { ApiError } from '../common/errors/api-error.js';
+import { HotReads, SessionRow } from '../database/hot-reads.js';
 import { WriteQueue } from '../database/write-queue.js';
 import { Merchant } from '../merchants/merchant.entity.js';
 import { PaymentReportDto } from './dto/payment-report.dto.js';
 import { PaymentSession, PaymentSessionTransition } from './payment-session.entity.js';
 import { sameReport, statusFieldErrors, toStoredReport } from './payment-report.rules.js';
 import { buildStatusElement } from './payment-status.shapes.js';
-import { MAX_VALIDATION_KEY_LENGTH, isFinal } from './payment-status.types.js';
+import { MAX_VALIDATION_KEY_LENGTH, PaymentStatus, isFinal } from './payment-status.types.js';
 
 export type ReportOutcome = 'created' | 'updated' | 'unchanged';
 
@@ -51,10 +52,10 @@ export class PaymentSessionService {
   });
 
   constructor(
-    @InjectRepository(PaymentSession) private readonly sessions: Repository<PaymentSession>,
     @InjectRepository(PaymentSessionTransition)
     private readonly transitions: Repository<PaymentSessionTransition>,
     private readonly writes: WriteQueue,
+    private readonly hotReads: HotReads,
   ) {}
 
   /**
@@ -71,17 +72,24 @@ export class PaymentSessionService {
     }
     const session = await this.find(validationKey, merchantId);
     if (!session) throw notFound();
-    const body = JSON.stringify({ payload: [buildStatusElement(session.validationKey, session)] });
-    if (isFinal(session.status)) {
+    const status = session.status as PaymentStatus;
+    const element = buildStatusElement(session.validationKey, { ...session, status });
+    const body = JSON.stringify({ payload: [element] });
+    if (isFinal(status)) {
       this.finalAnswers.set(validationKey, { merchantId: session.merchantId, body });
     }
     return body;
   }
 
-  async find(validationKey: string, merchantId?: string): Promise<PaymentSession | null> {
-    if (validationKey.length === 0 || validationKey.length > MAX_VALIDATION_KEY_LENGTH) return null;
-    const session = await this.sessions.findOneBy({ validationKey });
-    if (!session || (merchantId !== undefined && session.merchantId !== merchantId)) return null;
+  /** The session if it exists and `merchantId` (when given) owns it. */
+  async find(validationKey: string, merchantId?: string): Promise<SessionRow | undefined> {
+    if (validationKey.length === 0 || validationKey.length > MAX_VALIDATION_KEY_LENGTH) {
+      return undefined;
+    }
+    const session = await this.hotReads.session(validationKey);
+    if (!session || (merchantId !== undefined && session.merchantId !== merchantId)) {
+      return undefined;
+    }
     return session;
   }
 
@@ -202,7 +210,7 @@ export class PaymentSessionService {
 
   private validate(validationKey: string, report: PaymentReportDto): void {
     const errors = statusFieldErrors(validationKey, report);
-    if (validationKey.length === 0 || validationKey.length > 255) {
+    if (validationKey.length === 0 || validationKey.length > MAX_VALIDATION_KEY_LENGTH) {
       errors.unshift({ field: 'validationKey', message: 'must be a text of 1 to 255 characters' });
     }
     if (errors.length > 0) throw ApiError.invalidParameters(errors);
