@@ -1,0 +1,91 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve } from '../src/cli/serve.js';
+import { loadConfig } from '../src/config/app-config.js';
+import { http } from './support/test-app.js';
+
+/** Runs the real entry point (src/main.ts) in a child process with the given environment. */
+function runMain(env: Record<string, string>) {
+  return spawnSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'src/main.ts'], {
+    env: { PATH: process.env.PATH, ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+}
+
+describe('start-up (e2e)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'gateway-startup-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  // Every rule is unit-tested in app-config.spec.ts; these check the process: exit code, one line.
+  it.each<[Record<string, string>, string]>([
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ PORT: '0', DATABASE_URL: 'mysql://db/x' }, 'DATABASE_URL'],
+    [{ PORT: '0', ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN'],
+  ])('stops on a bad %p with one line naming %s', (env, variable) => {
+    const result = runMain(env);
+    expect(result.status).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(variable);
+    expect(lines[0]).toMatch(/^Invalid configuration: /);
+    expect(result.stdout).toBe('');
+  });
+
+  it('refuses AUTH_MODE=none in production', async () => {
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      AUTH_MODE: 'none',
+      DATABASE_URL: `sqlite:${join(dir, 'g.sqlite')}`,
+      PORT: '0',
+      LOG_LEVEL: 'silent',
+    });
+    await expect(serve(config, { migrate: true })).rejects.toThrow(/AUTH_MODE=none/);
+  });
+
+  it('refuses to serve in production while the demo merchant has an active key', async () => {
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      DATABASE_URL: `sqlite:${join(dir, 'g.sqlite')}`,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+    });
+    const seeded = serve(config, {
+      migrate: true,
+      beforeListen: async (app) => {
+        const { SeedRunner } = await import('../src/seeding/seed-runner.js');
+        const { validateSeed } = await import('../src/seeding/seed-validation.js');
+        const seed = await validateSeed({
+          merchants: [
+            { id: 'demo', name: 'Demo', apiKeys: ['demo-key-0123456789-abcdefghijklmnop'] },
+          ],
+        });
+        if (!seed.ok) throw new Error('bad seed');
+        await app.get(SeedRunner).run(seed.seed);
+      },
+    });
+    await expect(seeded).rejects.toThrow(/demo merchant/);
+
+    // Without a demo key the same production configuration serves.
+    const clean = loadConfig({
+      NODE_ENV: 'production',
+      DATABASE_URL: `sqlite:${join(dir, 'clean.sqlite')}`,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+    });
+    const { app, url } = await serve(clean, { migrate: true });
+    try {
+      const live = await http(url + '/health/live');
+      expect(live.status).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+});
