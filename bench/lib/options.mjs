@@ -1,0 +1,130 @@
+/** Command-line options of bench/run.mjs. */
+
+export const USAGE = `usage: npm run bench -- [options]     (or: node bench/run.mjs [options])
+
+  --platform express|fastify|both   HTTP platform(s) of the service (default both)
+  --duration <s>                    measured seconds per scenario and server (default 10, at least 10
+                                    unless --quick)
+  --warmup <s>                      warm-up seconds before each measurement (default 2)
+  --connections <n>                 autocannon connections (default 50)
+  --sessions <n>                    payment sessions in the dataset (default 100000; the large
+                                    variant is 1000000)
+  --repeat <n>                      measure every scenario n times, report medians (default 1)
+  --scenarios <id,id>               only these scenarios (ids in the table)
+  --idle-wait <s>                   before each measurement, wait up to this long for other
+                                    processes to go quiet (default 60; 0 = do not wait)
+  --log-level <level>               LOG_LEVEL of the service (default warn)
+  --profile                         CPU-profile the service during each measured run (V8 profiler
+                                    via a preload); profiles go to bench/profiles/<platform>-<id>
+                                    .cpuprofile and a summary is printed
+  --quick                           smoke run: short defaults (1 s warm-up, 3 s), no minimum, and
+                                    results are not written unless --out is given
+  --out <file>                      where to write the results (default bench/results.json)
+  --skip-build                      do not run npm run build first
+  --keep                            keep the temp dir (database, captured responses, logs)
+  --help
+`;
+
+const PLATFORMS = ['express', 'fastify'];
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export class UsageError extends Error {}
+
+function positiveNumber(name, raw) {
+  const value = Number(raw);
+  if (raw === undefined || !Number.isFinite(value) || value <= 0) {
+    throw new UsageError(`${name} needs a positive number (got ${raw ?? 'nothing'})`);
+  }
+  return value;
+}
+
+function positiveInteger(name, raw) {
+  const value = positiveNumber(name, raw);
+  if (!Number.isInteger(value)) throw new UsageError(`${name} needs an integer (got ${raw})`);
+  return value;
+}
+
+function nonNegativeNumber(raw) {
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) {
+    throw new UsageError(`--idle-wait needs a number of seconds ≥ 0 (got ${raw})`);
+  }
+  return value;
+}
+
+export function parseOptions(argv) {
+  const given = {};
+  const flags = new Set(['--quick', '--profile', '--skip-build', '--keep', '--help', '-h']);
+  for (let i = 0; i < argv.length; i++) {
+    let arg = argv[i];
+    let value;
+    const eq = arg.indexOf('=');
+    if (arg.startsWith('--') && eq > 0) {
+      value = arg.slice(eq + 1);
+      arg = arg.slice(0, eq);
+    }
+    if (flags.has(arg)) {
+      given[arg] = true;
+      continue;
+    }
+    if (!arg.startsWith('--')) throw new UsageError(`unexpected argument ${arg}`);
+    if (value === undefined) {
+      value = argv[++i];
+      if (value === undefined) throw new UsageError(`${arg} needs a value`);
+    }
+    given[arg] = value;
+  }
+  const known = [
+    '--platform',
+    '--duration',
+    '--warmup',
+    '--connections',
+    '--sessions',
+    '--repeat',
+    '--scenarios',
+    '--log-level',
+    '--idle-wait',
+    '--out',
+    ...flags,
+  ];
+  for (const name of Object.keys(given)) {
+    if (!known.includes(name)) throw new UsageError(`unknown option ${name}`);
+  }
+
+  const quick = Boolean(given['--quick']);
+  const platform = given['--platform'] ?? 'both';
+  if (platform !== 'both' && !PLATFORMS.includes(platform)) {
+    throw new UsageError(`--platform must be express, fastify or both (got ${platform})`);
+  }
+  let duration = given['--duration'] ? positiveNumber('--duration', given['--duration']) : null;
+  const notes = [];
+  if (duration === null) duration = quick ? 3 : 10;
+  if (!quick && duration < 10) {
+    notes.push(`--duration ${duration} raised to the minimum of 10 s (use --quick for smoke runs)`);
+    duration = 10;
+  }
+  const logLevel = given['--log-level'] ?? 'warn';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  return {
+    help: Boolean(given['--help'] || given['-h']),
+    platforms: platform === 'both' ? PLATFORMS : [platform],
+    duration,
+    warmup: given['--warmup'] ? positiveNumber('--warmup', given['--warmup']) : quick ? 1 : 2,
+    connections: given['--connections']
+      ? positiveInteger('--connections', given['--connections'])
+      : 50,
+    sessions: given['--sessions'] ? positiveInteger('--sessions', given['--sessions']) : 100_000,
+    repeat: given['--repeat'] ? positiveInteger('--repeat', given['--repeat']) : 1,
+    scenarios: given['--scenarios'] ? given['--scenarios'].split(',').map((s) => s.trim()) : null,
+    logLevel,
+    idleWait: given['--idle-wait'] === undefined ? 60 : nonNegativeNumber(given['--idle-wait']),
+    profile: Boolean(given['--profile']),
+    quick,
+    out: given['--out'] ?? null,
+    skipBuild: Boolean(given['--skip-build']),
+    keep: Boolean(given['--keep']),
+    notes,
+  };
+}
