@@ -143,7 +143,7 @@ async function startService(platform, context, { profileDir } = {}) {
     env.BENCH_PROFILE_DIR = profileDir;
     args.push('--import', pathToFileURL(join(BENCH, 'lib', 'profiler-preload.mjs')).href);
   }
-  args.push('dist/main.js');
+  args.push(...productionNodeFlags(), 'dist/main.js');
   const child = spawnTracked(process.execPath, args, {
     cwd: ROOT,
     env,
@@ -152,6 +152,12 @@ async function startService(platform, context, { profileDir } = {}) {
   });
   await waitForHttp(child, port, '/health/ready', { timeoutMs: 60_000 });
   return { name: 'service', child, port, profileDir };
+}
+
+/** The Node flags of `npm run start:prod`, so the service runs here as it runs in production. */
+function productionNodeFlags() {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  return pkg.scripts['start:prod'].split(/\s+/).filter((arg) => arg.startsWith('--'));
 }
 
 async function startBaseline(kind, platform, specFile) {

@@ -2,7 +2,6 @@ import { DynamicModule, INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import fastifyHelmet from '@fastify/helmet';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -27,6 +26,24 @@ const HELMET_OPTIONS = {
   },
   crossOriginEmbedderPolicy: false,
 };
+
+/**
+ * The headers helmet sets, computed once. They do not depend on the request, and building them
+ * per request (as @fastify/helmet does) costs more than the rest of a cached answer.
+ */
+function helmetHeaders(): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const collect = {
+    setHeader: (name: string, value: string | number) => (headers[name] = String(value)),
+    removeHeader: (name: string) => delete headers[name],
+  };
+  helmet(HELMET_OPTIONS)(
+    {} as IncomingMessage,
+    collect as unknown as ServerResponse,
+    () => undefined,
+  );
+  return headers;
+}
 
 /**
  * Creates the Nest application on the chosen HTTP platform with the same behaviour on both:
@@ -59,13 +76,13 @@ export async function createPlatformApp(
           .send(notFound);
       },
     });
+    const securityHeaders = helmetHeaders();
     adapter.getInstance().addHook('onRequest', (request, reply, done) => {
+      reply.headers(securityHeaders);
       reply.header('x-request-id', request.id);
       done();
     });
-    const app = await NestFactory.create<NestFastifyApplication>(module, adapter, options);
-    await app.register(fastifyHelmet, HELMET_OPTIONS);
-    return app;
+    return NestFactory.create<NestFastifyApplication>(module, adapter, options);
   }
   const app = await NestFactory.create<NestExpressApplication>(module, {
     ...options,

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import sqlite3 from 'sqlite3';
 import { DataSourceOptions } from 'typeorm';
 import { CatalogRevision, CryptoPair } from '../catalog/crypto-pair.entity.js';
 import {
@@ -43,5 +44,7 @@ export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
     enableWAL: database !== ':memory:',
     busyTimeout: 5000,
     logging: false,
+    // TypeORM calls sqlite3.verbose(), which records a stack trace on every database call.
+    driver: { ...sqlite3, verbose: () => sqlite3 },
   };
 }
