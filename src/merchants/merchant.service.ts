@@ -1,7 +1,6 @@
-import { CACHE_MANAGER } from '@nestjs/cache-manager';
-import { Inject, Injectable } from '@nestjs/common';
+import { CacheableMemory } from '@cacheable/memory';
+import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { Cache } from 'cache-manager';
 import { randomUUID } from 'node:crypto';
 import { EntityManager, IsNull, Repository } from 'typeorm';
 import { ApiError } from '../common/errors/api-error.js';
@@ -18,15 +17,23 @@ export interface ResolvedKey {
 /** The merchant whose keys the sandbox quick start publishes; production refuses it. */
 export const DEMO_MERCHANT_ID = 'demo';
 
+/** Resolved keys kept at most. */
+const API_KEY_CACHE_ENTRIES = 10_000;
+
 /** How long a resolved key is trusted without asking the database again. */
 const KEY_CACHE_TTL_MS = 60_000;
 
 /** Merchants and their API keys. */
 @Injectable()
 export class MerchantService {
+  /** Resolved keys by hash: synchronous, it sits on every request's path. */
+  private readonly resolvedKeys = new CacheableMemory({
+    lruSize: API_KEY_CACHE_ENTRIES,
+    useClone: false,
+  });
+
   constructor(
     @InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>,
-    @Inject(CACHE_MANAGER) private readonly cache: Cache,
     private readonly writes: WriteQueue,
   ) {}
 
@@ -36,7 +43,7 @@ export class MerchantService {
    */
   async resolve(plaintext: string): Promise<ResolvedKey | undefined> {
     const hash = hashApiKey(plaintext);
-    const cached = await this.cache.get<ResolvedKey>(hash);
+    const cached = this.resolvedKeys.get<ResolvedKey>(hash);
     if (cached) return cached;
     const key = await this.keys.findOne({
       where: { keyHash: hash, revokedAt: IsNull() },
@@ -44,7 +51,7 @@ export class MerchantService {
     });
     if (!key) return undefined;
     const resolved = { keyId: key.id, merchantId: key.merchantId };
-    await this.cache.set(hash, resolved, KEY_CACHE_TTL_MS);
+    this.resolvedKeys.set(hash, resolved, KEY_CACHE_TTL_MS);
     return resolved;
   }
 
@@ -88,7 +95,7 @@ export class MerchantService {
       }
       return key.keyHash;
     });
-    await this.cache.del(hash);
+    this.resolvedKeys.delete(hash);
   }
 
   /**

@@ -52,11 +52,9 @@ export function loggerParams(config: AppConfig, stream?: DestinationStream): Par
       genReqId: requestIdFor,
       customAttributeKeys: { reqId: 'requestId', responseTime: 'latencyMs' },
       serializers: {
-        req: (req: { id?: unknown; method?: string; url?: string }) => ({
-          id: req.id,
-          method: req.method,
-          url: loggableUrl(req.url),
-        }),
+        // pino-http binds the request to a child logger on every request, logged or not; the
+        // request's fields go on the completion line only (customSuccessObject below).
+        req: () => undefined,
         res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
         err: (err: { type?: string; message?: string; stack?: string }) => ({
           type: err?.type,
@@ -64,11 +62,8 @@ export function loggerParams(config: AppConfig, stream?: DestinationStream): Par
           stack: err?.stack,
         }),
       },
-      customProps: (req: IncomingMessage) => ({
-        method: req.method,
-        url: loggableUrl(fullUrl(req)),
-        route: routeOf(req),
-      }),
+      customSuccessObject: (req, _res, line) => ({ ...requestFields(req), ...line }),
+      customErrorObject: (req, _res, _err, line) => ({ ...requestFields(req), ...line }),
       customSuccessMessage: (req, res) =>
         `${req.method} ${loggableUrl(fullUrl(req))} ${res.statusCode}`,
       customErrorMessage: (req, res) =>
@@ -96,6 +91,11 @@ export function loggerParams(config: AppConfig, stream?: DestinationStream): Par
     // Every path, unmatched ones included, so 404s are logged with their request id too.
     forRoutes: [{ path: '{*splat}', method: RequestMethod.ALL }],
   };
+}
+
+/** What a request's completion line says about the request. */
+function requestFields(req: IncomingMessage) {
+  return { method: req.method, url: loggableUrl(fullUrl(req)), route: routeOf(req) };
 }
 
 /** Express strips a middleware's mount path from req.url; originalUrl keeps it. */
