@@ -99,7 +99,12 @@ export class PaymentSessionService {
       try {
         return await this.writes.run((manager) => this.apply(manager, validationKey, report));
       } catch (error) {
-        if (!(error instanceof StaleVersion) || attempt >= MAX_ATTEMPTS) throw error;
+        if (!(error instanceof StaleVersion)) throw error;
+        if (attempt >= MAX_ATTEMPTS) {
+          throw new ApiError('CONFLICT', {
+            message: 'The payment session kept changing while this report was applied; retry.',
+          });
+        }
       }
     }
   }
@@ -133,7 +138,10 @@ export class PaymentSessionService {
           version: 1,
         });
       } catch (error) {
-        if (error instanceof QueryFailedError) throw new StaleVersion();
+        // Another writer created the same session first: judge this report against it.
+        if (error instanceof QueryFailedError && /UNIQUE|duplicate key/i.test(error.message)) {
+          throw new StaleVersion();
+        }
         throw error;
       }
       await this.recordTransition(
