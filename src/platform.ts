@@ -22,6 +22,8 @@ const HELMET_OPTIONS = {
       scriptSrc: ["'self'", "'unsafe-inline'"],
       styleSrc: ["'self'", "'unsafe-inline'"],
       imgSrc: ["'self'", 'data:'],
+      // The sandbox is served over plain HTTP; upgrading would break the docs page's assets.
+      upgradeInsecureRequests: null,
     },
   },
   crossOriginEmbedderPolicy: false,
