@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TRANSACTION_NOT_FOUND_BODY, errorItem } from './common/errors/api-error.js';
 import { MAX_BODY_BYTES } from './common/errors/error-catalog.js';
 import { isPaymentStatusPath } from './common/http/route-table.js';
-import { requestIdOf } from './common/logging/logging.js';
+import { assignRequestId, requestIdOf } from './common/logging/logging.js';
 import type { HttpPlatform } from './config/app-config.js';
 
 /**
@@ -96,8 +96,7 @@ export async function createPlatformApp(
   // large) still echoes it; pino-http keeps an id that is already set.
   app.use(
     (request: IncomingMessage & { id?: string }, response: ServerResponse, next: () => void) => {
-      request.id = requestIdOf(request);
-      response.setHeader('x-request-id', request.id);
+      request.id = assignRequestId(request, response);
       next();
     },
   );
@@ -116,10 +115,8 @@ export async function createPlatformApp(
 export function answerUnmatchedRoutes(app: INestApplication, platform: HttpPlatform): void {
   if (platform !== 'express') return;
   const body = JSON.stringify({ errors: [errorItem('NOT_FOUND')] });
-  app.use((request: IncomingMessage, response: ServerResponse) => {
-    if (!response.getHeader('x-request-id')) {
-      response.setHeader('x-request-id', requestIdOf(request));
-    }
+  // The request id was set by the first middleware (see createPlatformApp).
+  app.use((_request: IncomingMessage, response: ServerResponse) => {
     response.statusCode = 404;
     response.setHeader('content-type', 'application/json; charset=utf-8');
     response.end(body);

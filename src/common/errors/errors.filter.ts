@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   ArgumentsHost,
   Catch,
@@ -58,11 +57,6 @@ export class ErrorsFilter implements ExceptionFilter {
 
     const outcome = this.outcomeOf(exception, method, url);
     this.logRefusedBeforeRouting(request, method, url, outcome.status);
-    // An error raised before the request-id middleware ran (an undecodable URL) still gets one.
-    const withHeaders = response as { getHeader?: (name: string) => unknown };
-    if (!withHeaders.getHeader?.('x-request-id')) {
-      outcome.headers['x-request-id'] = randomUUID();
-    }
     for (const [name, value] of Object.entries(outcome.headers)) {
       adapter.setHeader(response, name, value);
     }
@@ -77,9 +71,10 @@ export class ErrorsFilter implements ExceptionFilter {
   private logRefusedBeforeRouting(request: unknown, method: string, url: string, status: number) {
     const seen = request as { log?: unknown; raw?: { log?: unknown }; id?: unknown };
     if (seen.log !== undefined || seen.raw?.log !== undefined) return;
+    const logged = loggableUrl(url);
     this.logger.warn(
-      { requestId: seen.id, method, url: loggableUrl(url), statusCode: status },
-      `${method} ${loggableUrl(url)} ${status}`,
+      { requestId: seen.id, method, url: logged, statusCode: status },
+      `${method} ${logged} ${status}`,
     );
   }
 

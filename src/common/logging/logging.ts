@@ -15,8 +15,8 @@ export function requestIdOf(request: IncomingMessage): string {
   return typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
 }
 
-/** pino-http's id generator (Express): picks the id and echoes it on the response. */
-function requestIdFor(request: IncomingMessage, response: ServerResponse): string {
+/** Picks the request's id and echoes it on the response (Express; pino-http's generator). */
+export function assignRequestId(request: IncomingMessage, response: ServerResponse): string {
   const id = requestIdOf(request);
   response.setHeader('x-request-id', id);
   return id;
@@ -49,7 +49,7 @@ export function loggerParams(config: AppConfig, stream?: DestinationStream): Par
     pinoHttp: {
       level: config.logLevel,
       stream,
-      genReqId: requestIdFor,
+      genReqId: assignRequestId,
       customAttributeKeys: { reqId: 'requestId', responseTime: 'latencyMs' },
       serializers: {
         // pino-http binds the request to a child logger on every request, logged or not; the
@@ -70,7 +70,7 @@ export function loggerParams(config: AppConfig, stream?: DestinationStream): Par
         `${req.method} ${loggableUrl(fullUrl(req))} ${res.statusCode}`,
       customLogLevel: (_req, res, err) =>
         err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
-      // On Fastify the platform has already given the raw request its id (see platform.ts);
+      // Both platforms give the raw request its id before this runs (see platform.ts);
       // pino-http keeps an existing req.id and only calls genReqId without one.
       quietReqLogger: true,
       quietResLogger: true,
