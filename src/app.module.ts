@@ -4,13 +4,14 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { LoggerModule } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
 import { AdminModule } from './admin/admin.module.js';
+import { AdminGuard } from './auth/admin.guard.js';
 import { ApiKeyGuard } from './auth/api-key.guard.js';
 import { AuthModule } from './auth/auth.module.js';
 import { GatewayThrottlerGuard } from './auth/gateway-throttler.guard.js';
 import { CatalogModule } from './catalog/catalog.module.js';
-import { ApiVersionGuard } from './common/http/api-version.guard.js';
-import { JsonBodyGuard } from './common/http/json-body.guard.js';
-import { loggerParams } from './common/logging/logging.js';
+import { ApiVersionGuard } from './http/api-version.guard.js';
+import { JsonBodyGuard } from './http/json-body.guard.js';
+import { loggerParams } from './http/logging.js';
 import { APP_CONFIG, AppConfig } from './config/app-config.js';
 import { DatabaseModule } from './database/database.module.js';
 import { dataSourceOptions } from './database/data-source-options.js';
@@ -52,6 +53,7 @@ export class AppModule {
         { provide: APP_GUARD, useClass: JsonBodyGuard },
         { provide: APP_GUARD, useClass: GatewayThrottlerGuard },
         { provide: APP_GUARD, useClass: ApiKeyGuard },
+        { provide: APP_GUARD, useClass: AdminGuard },
       ],
       exports: [APP_CONFIG],
     };

@@ -4,12 +4,12 @@ import { HttpAdapterHost } from '@nestjs/core';
 import { Logger } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
 import { AppModule, AppModuleOptions } from './app.module.js';
-import { ErrorsFilter } from './common/errors/errors.filter.js';
-import { RouteTable } from './common/http/route-table.js';
+import { ErrorsFilter } from './http/errors.filter.js';
+import { RouteTable } from './http/route-table.js';
 import { createValidationPipe } from './common/validation.js';
 import { AppConfig } from './config/app-config.js';
-import { answerUnmatchedRoutes, createPlatformApp } from './platform.js';
-import { setupSwagger } from './swagger.js';
+import { answerUnmatchedRoutes, createPlatformApp } from './http/platform.js';
+import { setupSwagger } from './http/swagger.js';
 
 /**
  * Builds the application exactly as it serves: used by main.ts, the quick start and the e2e

@@ -1,65 +1,55 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-} from '@nestjs/swagger';
-import { AdminOnly } from '../auth/admin.guard.js';
+import { ApiTags } from '@nestjs/swagger';
 import { CatalogService } from '../catalog/catalog.service.js';
+import { CATALOG_ADMIN_PATH } from '../catalog/catalog.routes.js';
 import { CatalogQueryDto } from '../catalog/dto/catalog-query.dto.js';
 import {
   CryptoPairInputDto,
   CryptoPairPatchDto,
   StoredCryptoPairDto,
 } from '../catalog/dto/crypto-pair-input.dto.js';
-import { ApiErrorResponses } from '../common/http/api-error-responses.decorator.js';
+import { Endpoint } from '../common/http/endpoint.decorator.js';
 import { PairIdParams } from './dto/admin-params.dto.js';
 import { AdminCatalogPageDto } from './dto/admin-views.dto.js';
 
 @ApiTags('Operator: catalog')
-@AdminOnly()
-@Controller('admin/crypto-pairs')
+@Controller(CATALOG_ADMIN_PATH)
 export class AdminCatalogController {
   constructor(private readonly catalog: CatalogService) {}
 
   @Get()
-  @ApiOperation({
+  @Endpoint({
+    operationId: 'listAllCryptoPairs',
     summary: 'Every pair, disabled ones included, paginated like the public catalog',
+    access: 'operator',
+    responses: [{ status: 200, type: AdminCatalogPageDto }],
+    errors: ['INVALID_PARAMETER'],
   })
-  @ApiOkResponse({ type: AdminCatalogPageDto })
-  @ApiErrorResponses('INVALID_PARAMETER', 'UNAUTHORIZED', 'FORBIDDEN')
   async list(@Query() query: CatalogQueryDto): Promise<AdminCatalogPageDto> {
     const { payload, total } = await this.catalog.listAll(query);
     return { payload, page: { size: query.size, page: query.page, total } };
   }
 
   @Post()
-  @ApiOperation({ summary: 'Add a pair; (currencyCode, protocol, countryCode) is unique' })
-  @ApiCreatedResponse({ type: StoredCryptoPairDto })
-  @ApiErrorResponses(
-    'INVALID_PARAMETER',
-    'MALFORMED_REQUEST',
-    'UNAUTHORIZED',
-    'FORBIDDEN',
-    'CONFLICT',
-    'PAYLOAD_TOO_LARGE',
-  )
+  @Endpoint({
+    operationId: 'createCryptoPair',
+    summary: 'Add a pair; (currencyCode, protocol, countryCode) is unique',
+    access: 'operator',
+    responses: [{ status: 201, type: StoredCryptoPairDto }],
+    errors: ['INVALID_PARAMETER', 'MALFORMED_REQUEST', 'CONFLICT', 'PAYLOAD_TOO_LARGE'],
+  })
   create(@Body() input: CryptoPairInputDto): Promise<StoredCryptoPairDto> {
     return this.catalog.create(input);
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Rename a pair or switch it on or off' })
-  @ApiOkResponse({ type: StoredCryptoPairDto })
-  @ApiErrorResponses(
-    'INVALID_PARAMETER',
-    'MALFORMED_REQUEST',
-    'UNAUTHORIZED',
-    'FORBIDDEN',
-    'NOT_FOUND',
-  )
+  @Endpoint({
+    operationId: 'updateCryptoPair',
+    summary: 'Rename a pair or switch it on or off',
+    access: 'operator',
+    responses: [{ status: 200, type: StoredCryptoPairDto }],
+    errors: ['INVALID_PARAMETER', 'MALFORMED_REQUEST', 'NOT_FOUND'],
+  })
   update(
     @Param() params: PairIdParams,
     @Body() patch: CryptoPairPatchDto,
@@ -69,9 +59,13 @@ export class AdminCatalogController {
 
   @Delete(':id')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Remove a pair' })
-  @ApiNoContentResponse({ description: 'Removed.' })
-  @ApiErrorResponses('INVALID_PARAMETER', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND')
+  @Endpoint({
+    operationId: 'deleteCryptoPair',
+    summary: 'Remove a pair',
+    access: 'operator',
+    responses: [{ status: 204, description: 'Removed.' }],
+    errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
+  })
   async remove(@Param() params: PairIdParams): Promise<void> {
     await this.catalog.remove(params.id);
   }

@@ -1,57 +1,45 @@
 import { Body, Controller, Get, Param, Put, Res } from '@nestjs/common';
-import {
-  ApiOkResponse,
-  ApiCreatedResponse,
-  ApiOperation,
-  ApiTags,
-  ApiExtraModels,
-} from '@nestjs/swagger';
-import { AdminOnly } from '../auth/admin.guard.js';
-import { ApiErrorResponses } from '../common/http/api-error-responses.decorator.js';
+import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
+import { ApiError } from '../common/errors/api-error.js';
+import { Endpoint } from '../common/http/endpoint.decorator.js';
+import type { ResponseControls } from '../common/http/response.js';
 import { PaymentReportDto } from '../payment-status/dto/payment-report.dto.js';
 import { STATUS_ELEMENT_MODELS } from '../payment-status/dto/payment-status-view.dto.js';
 import { PaymentSessionService } from '../payment-status/payment-session.service.js';
 import { buildStatusElement } from '../payment-status/payment-status.shapes.js';
+import { PAYMENT_SESSIONS_ADMIN_PATH } from '../payment-status/payment-status.routes.js';
 import { ValidationKeyParams } from './dto/admin-params.dto.js';
 import { AdminPaymentSessionDto, TransitionHistoryDto } from './dto/admin-views.dto.js';
 
-/** The part of a response object both platforms share for setting the status. */
-interface StatusSettable {
-  status(code: number): unknown;
-}
-
 @ApiTags('Operator: payment sessions')
 @ApiExtraModels(...STATUS_ELEMENT_MODELS)
-@AdminOnly()
-@Controller('admin/payment-sessions')
+@Controller(PAYMENT_SESSIONS_ADMIN_PATH)
 export class AdminPaymentSessionsController {
   constructor(private readonly sessions: PaymentSessionService) {}
 
   @Put(':validationKey')
-  @ApiOperation({
+  @Endpoint({
+    operationId: 'reportPaymentSession',
     summary: 'Create a payment session or move it to a new state',
     description:
       'NOT_COMPLETED and PENDING may move to any status; SUCCESSFUL and FAILED are final. The ' +
       'identical final report again is a 200 no-op; any other change of a final session is a 409 ' +
       'and changes nothing. Of two concurrent conflicting reports exactly one wins.',
+    access: 'operator',
+    responses: [
+      { status: 201, type: AdminPaymentSessionDto, description: 'Session created.' },
+      {
+        status: 200,
+        type: AdminPaymentSessionDto,
+        description: 'Moved, or unchanged (identical repeat).',
+      },
+    ],
+    errors: ['INVALID_PARAMETER', 'MALFORMED_REQUEST', 'CONFLICT', 'PAYLOAD_TOO_LARGE'],
   })
-  @ApiCreatedResponse({ type: AdminPaymentSessionDto, description: 'Session created.' })
-  @ApiOkResponse({
-    type: AdminPaymentSessionDto,
-    description: 'Moved, or unchanged (identical repeat).',
-  })
-  @ApiErrorResponses(
-    'INVALID_PARAMETER',
-    'MALFORMED_REQUEST',
-    'UNAUTHORIZED',
-    'FORBIDDEN',
-    'CONFLICT',
-    'PAYLOAD_TOO_LARGE',
-  )
   async report(
     @Param() params: ValidationKeyParams,
     @Body() report: PaymentReportDto,
-    @Res({ passthrough: true }) response: StatusSettable,
+    @Res({ passthrough: true }) response: Pick<ResponseControls, 'status'>,
   ): Promise<AdminPaymentSessionDto> {
     const { outcome, session } = await this.sessions.report(params.validationKey, report);
     response.status(outcome === 'created' ? 201 : 200);
@@ -65,13 +53,29 @@ export class AdminPaymentSessionsController {
   }
 
   @Get(':validationKey/history')
-  @ApiOperation({ summary: 'Every transition of a payment session, oldest first' })
-  @ApiOkResponse({ type: TransitionHistoryDto })
-  @ApiErrorResponses('INVALID_PARAMETER', 'UNAUTHORIZED', 'FORBIDDEN', 'NOT_FOUND')
+  @Endpoint({
+    operationId: 'getPaymentSessionHistory',
+    summary: 'Every transition of a payment session, oldest first',
+    access: 'operator',
+    responses: [{ status: 200, type: TransitionHistoryDto }],
+    errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
+  })
   async history(@Param() params: ValidationKeyParams): Promise<TransitionHistoryDto> {
+    const transitions = await this.sessions.history(params.validationKey);
+    if (!transitions) {
+      throw new ApiError('NOT_FOUND', {
+        message: 'Payment session not found.',
+        field: 'validationKey',
+      });
+    }
     return {
       validationKey: params.validationKey,
-      payload: await this.sessions.history(params.validationKey),
+      payload: transitions.map((t) => ({
+        from: t.fromStatus,
+        to: t.toStatus,
+        ...(t.detailedStatus === null ? {} : { detailedStatus: t.detailedStatus }),
+        at: t.at.toISOString(),
+      })),
     };
   }
 }

@@ -1,20 +1,10 @@
-import {
-  CanActivate,
-  ExecutionContext,
-  Inject,
-  Injectable,
-  SetMetadata,
-  UseGuards,
-  applyDecorators,
-} from '@nestjs/common';
-import { ApiBearerAuth } from '@nestjs/swagger';
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { headerValue } from '../common/http/headers.js';
-import { ADMIN_SCHEME } from '../swagger.js';
-
-export const IS_ADMIN = 'isAdmin';
+import { accessOf } from './access.js';
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
@@ -29,11 +19,15 @@ function digest(value: string): Buffer {
 export class AdminGuard implements CanActivate {
   private readonly expected: Buffer | undefined;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
     this.expected = config.adminToken === undefined ? undefined : digest(config.adminToken);
   }
 
   canActivate(context: ExecutionContext): boolean {
+    if (accessOf(this.reflector, context) !== 'operator') return true;
     if (!this.expected) {
       throw new ApiError('FORBIDDEN', {
         message: 'The operator API is disabled: no ADMIN_TOKEN is configured.',
@@ -54,7 +48,3 @@ export class AdminGuard implements CanActivate {
     return true;
   }
 }
-
-/** Marks a controller as operator-only. */
-export const AdminOnly = (): ClassDecorator =>
-  applyDecorators(SetMetadata(IS_ADMIN, true), UseGuards(AdminGuard), ApiBearerAuth(ADMIN_SCHEME));

@@ -7,6 +7,7 @@ import {
   type ThrottlerModuleOptions,
   type ThrottlerStorage,
 } from '@nestjs/throttler';
+import { accessOf } from './access.js';
 import { AuthRequest, RequestAuthenticator } from './request-authenticator.js';
 
 /**
@@ -22,6 +23,11 @@ export class GatewayThrottlerGuard extends ThrottlerGuard {
     private readonly authenticator: RequestAuthenticator,
   ) {
     super(options, storage, reflector);
+  }
+
+  /** Public routes (health) are never limited. */
+  protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
+    return accessOf(this.reflector, context) === 'public';
   }
 
   protected override getTracker(request: Record<string, unknown>): Promise<string> {

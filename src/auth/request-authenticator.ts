@@ -7,7 +7,7 @@ import {
   RequestPrincipal,
   RequestWithPrincipal,
   rateLimitTracker,
-} from './current-merchant.decorator.js';
+} from './current-caller.decorator.js';
 
 const RESOLVED = Symbol('resolvedPrincipal');
 

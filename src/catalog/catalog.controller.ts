@@ -1,62 +1,59 @@
 import { Controller, Get, Header, Headers, Inject, Query, Res } from '@nestjs/common';
-import {
-  ApiHeader,
-  ApiOkResponse,
-  ApiOperation,
-  ApiResponse,
-  ApiSecurity,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { Endpoint } from '../common/http/endpoint.decorator.js';
 import {
   JSON_CONTENT_TYPE,
   type ResponseControls,
   ifNoneMatchMatches,
 } from '../common/http/response.js';
-import { API_KEY_SCHEME } from '../swagger.js';
-import { ApiErrorResponses } from '../common/http/api-error-responses.decorator.js';
 import { CatalogService } from './catalog.service.js';
-import { CatalogPageDto } from './dto/catalog-page.dto.js';
+import { CATALOG_ALIAS_PATH, CATALOG_PATH } from './catalog.routes.js';
+import { CATALOG_PAGE_EXAMPLE, CatalogPageDto } from './dto/catalog-page.dto.js';
 import { CatalogQueryDto } from './dto/catalog-query.dto.js';
 
 @ApiTags('Catalog')
-@ApiSecurity(API_KEY_SCHEME)
-@Controller('api')
+@Controller()
 export class CatalogController {
   constructor(
     private readonly catalog: CatalogService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  @Get(['crypto-currency-protocol-processors', 'crypto-currency-protocol-processor'])
+  @Get([CATALOG_PATH, CATALOG_ALIAS_PATH])
   @Header('Content-Type', JSON_CONTENT_TYPE)
-  @ApiHeader({
-    name: 'If-None-Match',
-    required: false,
-    description: 'An ETag from an earlier answer: 304 without a body while it still matches.',
-  })
-  @ApiResponse({ status: 304, description: 'Not modified: the ETag given still matches.' })
-  @ApiOperation({
+  @Endpoint({
+    operationId: 'listCryptoPairs',
     summary: 'List the enabled crypto currency and protocol pairs',
     description:
       'Enabled (currency, protocol, country) pairs a merchant may use for a crypto payout, ' +
       'ordered by currencyCode, protocol, countryCode. `page.total` counts matching records. ' +
-      'Also served at the singular path `/api/crypto-currency-protocol-processor`.',
+      `Also served at the singular path \`/${CATALOG_ALIAS_PATH}\`.`,
+    access: 'merchant',
+    headers: [
+      {
+        name: 'If-None-Match',
+        required: false,
+        description: 'An ETag from an earlier answer: 304 without a body while it still matches.',
+      },
+    ],
+    responses: [
+      {
+        status: 200,
+        type: CatalogPageDto,
+        headers: {
+          ETag: { description: 'Strong tag of this answer.', schema: { type: 'string' } },
+          'Cache-Control': {
+            description: 'private, max-age=<cache TTL>',
+            schema: { type: 'string' },
+          },
+        },
+        example: CATALOG_PAGE_EXAMPLE,
+      },
+      { status: 304, description: 'Not modified: the ETag given still matches.' },
+    ],
+    errors: ['INVALID_PARAMETER'],
   })
-  @ApiOkResponse({
-    type: CatalogPageDto,
-    headers: {
-      ETag: { description: 'Strong tag of this answer.', schema: { type: 'string' } },
-      'Cache-Control': { description: 'private, max-age=<cache TTL>', schema: { type: 'string' } },
-    },
-    example: {
-      payload: [
-        { currencyCode: 'USDT', currencyName: 'Tether', protocol: 'TRC20', countryCode: 'IE' },
-      ],
-      page: { size: 10, page: 0, total: 1 },
-    },
-  })
-  @ApiErrorResponses('INVALID_PARAMETER', 'UNAUTHORIZED')
   async list(
     @Query() query: CatalogQueryDto,
     @Headers('if-none-match') ifNoneMatch: string | undefined,

@@ -1,8 +1,12 @@
 import { Global, Module } from '@nestjs/common';
-import { HotReads } from './hot-reads.js';
-import { WriteQueue } from './write-queue.js';
+import { PreparedReads } from './prepared-reads.js';
+import { Transactions } from './transactions.js';
+import { TypeOrmTransactions } from './typeorm-transactions.js';
 
-/** Global so that every feature shares the one WriteQueue and the prepared reads. */
+/** Global so that every feature shares one transaction runner and the prepared reads. */
 @Global()
-@Module({ providers: [WriteQueue, HotReads], exports: [WriteQueue, HotReads] })
+@Module({
+  providers: [{ provide: Transactions, useClass: TypeOrmTransactions }, PreparedReads],
+  exports: [Transactions, PreparedReads],
+})
 export class DatabaseModule {}

@@ -1,18 +1,11 @@
 import { CacheableMemory } from '@cacheable/memory';
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { EntityManager, IsNull, Repository } from 'typeorm';
 import { ApiError } from '../common/errors/api-error.js';
-import { WriteQueue } from '../database/write-queue.js';
+import { Transactions, type Tx } from '../database/transactions.js';
 import { generateApiKey, hashApiKey } from './api-key.js';
 import { CreateMerchantDto, CreatedApiKeyDto, MerchantDto } from './dto/merchant.dto.js';
-import { ApiKey, Merchant } from './merchant.entity.js';
-
-export interface ResolvedKey {
-  keyId: string;
-  merchantId: string;
-}
+import { MerchantRepository, ResolvedKey } from './merchant.repository.js';
 
 /** The merchant whose keys the sandbox quick start publishes; production refuses it. */
 export const DEMO_MERCHANT_ID = 'demo';
@@ -33,8 +26,8 @@ export class MerchantService {
   });
 
   constructor(
-    @InjectRepository(ApiKey) private readonly keys: Repository<ApiKey>,
-    private readonly writes: WriteQueue,
+    private readonly merchants: MerchantRepository,
+    private readonly transactions: Transactions,
   ) {}
 
   /**
@@ -45,35 +38,31 @@ export class MerchantService {
     const hash = hashApiKey(plaintext);
     const cached = this.resolvedKeys.get<ResolvedKey>(hash);
     if (cached) return cached;
-    const key = await this.keys.findOne({
-      where: { keyHash: hash, revokedAt: IsNull() },
-      select: { id: true, merchantId: true },
-    });
-    if (!key) return undefined;
-    const resolved = { keyId: key.id, merchantId: key.merchantId };
+    const found = await this.merchants.findActiveKey(hash);
+    if (!found) return undefined;
+    const resolved = { keyId: found.keyId, merchantId: found.merchantId };
     this.resolvedKeys.set(hash, resolved, KEY_CACHE_TTL_MS);
     return resolved;
   }
 
   async createMerchant(input: CreateMerchantDto): Promise<MerchantDto> {
-    return this.writes.run(async (manager) => {
-      if (await manager.existsBy(Merchant, { id: input.id })) {
+    return this.transactions.run(async (tx) => {
+      if (!(await this.merchants.insert(tx, { id: input.id, name: input.name }))) {
         throw new ApiError('CONFLICT', {
           message: `Merchant ${input.id} already exists.`,
           field: 'id',
         });
       }
-      await manager.insert(Merchant, { id: input.id, name: input.name });
       return { id: input.id, name: input.name };
     });
   }
 
   async createKey(merchantId: string): Promise<CreatedApiKeyDto> {
-    return this.writes.run(async (manager) => {
-      await this.requireMerchant(manager, merchantId);
+    return this.transactions.run(async (tx) => {
+      await this.requireMerchant(tx, merchantId);
       const apiKey = generateApiKey();
       const keyId = randomUUID();
-      await manager.insert(ApiKey, {
+      await this.merchants.insertKey(tx, {
         id: keyId,
         merchantId,
         keyHash: hashApiKey(apiKey),
@@ -85,13 +74,14 @@ export class MerchantService {
 
   /** Revokes a key; the next request with it is refused. Revoking twice is a no-op. */
   async revokeKey(merchantId: string, keyId: string): Promise<void> {
-    const hash = await this.writes.run(async (manager) => {
-      await this.requireMerchant(manager, merchantId);
-      const key = await manager.findOneBy(ApiKey, { id: keyId, merchantId });
-      if (!key)
+    const hash = await this.transactions.run(async (tx) => {
+      await this.requireMerchant(tx, merchantId);
+      const key = await this.merchants.findKey(tx, merchantId, keyId);
+      if (!key) {
         throw new ApiError('NOT_FOUND', { message: `API key ${keyId} not found.`, field: 'keyId' });
+      }
       if (key.revokedAt === null) {
-        await manager.update(ApiKey, { id: keyId }, { revokedAt: new Date().toISOString() });
+        await this.merchants.revokeKey(tx, keyId, new Date().toISOString());
       }
       return key.keyHash;
     });
@@ -102,28 +92,24 @@ export class MerchantService {
    * Seed files: creates or renames the merchant and adds the plaintext keys it lacks, inside
    * the caller's transaction. Returns whether anything changed.
    */
-  async upsertFromSeed(
-    manager: EntityManager,
-    merchant: CreateMerchantDto,
-    apiKeys: string[],
-  ): Promise<boolean> {
+  async upsertFromSeed(tx: Tx, merchant: CreateMerchantDto, apiKeys: string[]): Promise<boolean> {
     let changed = false;
-    const existing = await manager.findOneBy(Merchant, { id: merchant.id });
+    const existing = await this.merchants.find(tx, merchant.id);
     if (!existing) {
-      await manager.insert(Merchant, { id: merchant.id, name: merchant.name });
+      await this.merchants.insert(tx, { id: merchant.id, name: merchant.name });
       changed = true;
     } else if (existing.name !== merchant.name) {
-      await manager.update(Merchant, { id: merchant.id }, { name: merchant.name });
+      await this.merchants.rename(tx, merchant.id, merchant.name);
       changed = true;
     }
     for (const plaintext of apiKeys) {
       const keyHash = hashApiKey(plaintext);
-      const key = await manager.findOneBy(ApiKey, { keyHash });
+      const key = await this.merchants.findKeyByHash(tx, keyHash);
       if (key && key.merchantId !== merchant.id) {
         throw new ApiError('CONFLICT', { message: 'This API key belongs to another merchant.' });
       }
       if (!key) {
-        await manager.insert(ApiKey, {
+        await this.merchants.insertKey(tx, {
           id: randomUUID(),
           merchantId: merchant.id,
           keyHash,
@@ -136,16 +122,22 @@ export class MerchantService {
   }
 
   /** True while the demo merchant still has a key that works. */
-  async demoKeyActive(): Promise<boolean> {
-    return this.keys.existsBy({ merchantId: DEMO_MERCHANT_ID, revokedAt: IsNull() });
+  demoKeyActive(): Promise<boolean> {
+    return this.merchants.hasActiveKey(DEMO_MERCHANT_ID);
   }
 
-  private async requireMerchant(manager: EntityManager, merchantId: string): Promise<void> {
-    if (!(await manager.existsBy(Merchant, { id: merchantId }))) {
+  /** Throws NOT_FOUND for an unknown merchant (an operator resource). */
+  async requireMerchant(tx: Tx, merchantId: string): Promise<void> {
+    if (!(await this.merchants.find(tx, merchantId))) {
       throw new ApiError('NOT_FOUND', {
         message: `Merchant ${merchantId} not found.`,
         field: 'merchantId',
       });
     }
+  }
+
+  /** True when the merchant exists, inside the caller's transaction. */
+  async exists(tx: Tx, merchantId: string): Promise<boolean> {
+    return (await this.merchants.find(tx, merchantId)) !== undefined;
   }
 }

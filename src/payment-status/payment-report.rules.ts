@@ -1,19 +1,10 @@
 import type { FieldError } from '../common/validation.js';
 import type { PaymentReportDto } from './dto/payment-report.dto.js';
+import { SUCCESSFUL_REQUIRED_FIELDS } from './payment-response.fields.js';
 import { StoredReport, toStoredPaymentResponse } from './payment-status.shapes.js';
 
-/** Fields a SUCCESSFUL report must carry in its paymentResponse. */
-export const SUCCESSFUL_REQUIRED_FIELDS = [
-  'transactionReference',
-  'money',
-  'sourceMoney',
-  'destinationMoney',
-  'totalFees',
-  'traceId',
-] as const;
-
 /**
- * The rules that tie fields to the status (section 6), checked after the per-field rules.
+ * The rules that tie fields to the status, checked after the per-field rules.
  * Returns one error per offending field, named by its dotted path.
  */
 export function statusFieldErrors(validationKey: string, report: PaymentReportDto): FieldError[] {

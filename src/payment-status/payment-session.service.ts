@@ -1,29 +1,23 @@
 import { CacheableMemory } from '@cacheable/memory';
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { EntityManager, QueryFailedError, Repository } from 'typeorm';
 import { ApiError } from '../common/errors/api-error.js';
-import { HotReads, SessionRow } from '../database/hot-reads.js';
-import { WriteQueue } from '../database/write-queue.js';
-import { Merchant } from '../merchants/merchant.entity.js';
+import { Transactions, type Tx } from '../database/transactions.js';
+import { MerchantService } from '../merchants/merchant.service.js';
 import { PaymentReportDto } from './dto/payment-report.dto.js';
-import { PaymentSession, PaymentSessionTransition } from './payment-session.entity.js';
 import { sameReport, statusFieldErrors, toStoredReport } from './payment-report.rules.js';
+import {
+  PaymentSessionRepository,
+  SessionRecord,
+  TransitionRecord,
+} from './payment-session.repository.js';
 import { buildStatusElement } from './payment-status.shapes.js';
-import { MAX_VALIDATION_KEY_LENGTH, PaymentStatus, isFinal } from './payment-status.types.js';
+import { MAX_VALIDATION_KEY_LENGTH, isFinal } from './payment-status.types.js';
 
 export type ReportOutcome = 'created' | 'updated' | 'unchanged';
 
 export interface ReportResult {
   outcome: ReportOutcome;
-  session: PaymentSession;
-}
-
-export interface TransitionView {
-  from: string | null;
-  to: string;
-  detailedStatus?: string;
-  at: string;
+  session: SessionRecord;
 }
 
 interface FinalAnswer {
@@ -34,14 +28,11 @@ interface FinalAnswer {
 /** Final answers kept in memory at most (a SUCCESSFUL answer is about 1 KB). */
 const FINAL_ANSWER_ENTRIES = 20_000;
 
-function notFound(): ApiError {
-  return new ApiError('TRANSACTION_FAILED', { field: 'validationKey' });
-}
+/** Times a report is applied again after losing a race, before it answers 409. */
+export const MAX_REPORT_ATTEMPTS = 5;
 
-/** Lost a race with another writer; the report is evaluated again against the new state. */
+/** Lost a race with another writer; the report is judged again against the new state. */
 class StaleVersion extends Error {}
-
-const MAX_ATTEMPTS = 5;
 
 /** Payment sessions: the merchant's status lookup and the operator's state machine. */
 @Injectable()
@@ -52,55 +43,44 @@ export class PaymentSessionService {
   });
 
   constructor(
-    @InjectRepository(PaymentSessionTransition)
-    private readonly transitions: Repository<PaymentSessionTransition>,
-    private readonly writes: WriteQueue,
-    private readonly hotReads: HotReads,
+    private readonly sessions: PaymentSessionRepository,
+    private readonly merchants: MerchantService,
+    private readonly transactions: Transactions,
   ) {}
 
   /**
-   * The serialised status answer of section 3, or the one 404 whether the key is unknown,
-   * impossible or owned by another merchant (`merchantId` undefined: any merchant may read).
-   * SUCCESSFUL and FAILED never change, so their answers are kept, serialised, once built;
-   * every other status is read afresh so it reflects the latest report.
+   * The serialised status answer, or undefined when the key is unknown, cannot exist or belongs
+   * to another merchant (`merchantId` undefined: any merchant may read). SUCCESSFUL and FAILED
+   * never change, so their answers are kept, serialised, once built; every other status is read
+   * afresh so it reflects the latest report.
    */
-  async statusBody(validationKey: string, merchantId?: string): Promise<string> {
+  async statusBody(validationKey: string, merchantId?: string): Promise<string | undefined> {
     const final = this.finalAnswers.get<FinalAnswer>(validationKey);
     if (final) {
-      if (merchantId !== undefined && final.merchantId !== merchantId) throw notFound();
-      return final.body;
+      return merchantId === undefined || final.merchantId === merchantId ? final.body : undefined;
     }
-    const session = await this.find(validationKey, merchantId);
-    if (!session) throw notFound();
-    const status = session.status as PaymentStatus;
-    const element = buildStatusElement(session.validationKey, { ...session, status });
-    const body = JSON.stringify({ payload: [element] });
-    if (isFinal(status)) {
-      this.finalAnswers.set(validationKey, { merchantId: session.merchantId, body });
-    }
-    return body;
-  }
-
-  /** The session if it exists and `merchantId` (when given) owns it. */
-  async find(validationKey: string, merchantId?: string): Promise<SessionRow | undefined> {
     if (validationKey.length === 0 || validationKey.length > MAX_VALIDATION_KEY_LENGTH) {
       return undefined;
     }
-    const session = await this.hotReads.session(validationKey);
+    const session = await this.sessions.find(validationKey);
     if (!session || (merchantId !== undefined && session.merchantId !== merchantId)) {
       return undefined;
     }
-    return session;
+    const body = JSON.stringify({ payload: [buildStatusElement(validationKey, session)] });
+    if (isFinal(session.status)) {
+      this.finalAnswers.set(validationKey, { merchantId: session.merchantId, body });
+    }
+    return body;
   }
 
   /** Creates the session or moves it to a new state, in its own transaction. */
   async report(validationKey: string, report: PaymentReportDto): Promise<ReportResult> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.writes.run((manager) => this.apply(manager, validationKey, report));
+        return await this.transactions.run((tx) => this.apply(tx, validationKey, report));
       } catch (error) {
         if (!(error instanceof StaleVersion)) throw error;
-        if (attempt >= MAX_ATTEMPTS) {
+        if (attempt >= MAX_REPORT_ATTEMPTS) {
           throw new ApiError('CONFLICT', {
             message: 'The payment session kept changing while this report was applied; retry.',
           });
@@ -110,52 +90,26 @@ export class PaymentSessionService {
   }
 
   /**
-   * The state machine of section 6 inside the caller's transaction. NOT_COMPLETED and PENDING may
-   * move to any status; SUCCESSFUL and FAILED are final: the identical report again is a no-op,
-   * anything else a 409. The update is conditional on the version read, so of two concurrent
-   * writers (in this process or another) exactly one wins.
+   * The state machine, inside the caller's transaction. NOT_COMPLETED and PENDING may move to any
+   * status; SUCCESSFUL and FAILED are final: the identical report again is a no-op, anything else
+   * a 409. The update is conditional on the version read, so of two concurrent writers (in this
+   * process or another) exactly one wins; the other is judged again against the new state.
    */
-  async apply(
-    manager: EntityManager,
-    validationKey: string,
-    report: PaymentReportDto,
-  ): Promise<ReportResult> {
+  async apply(tx: Tx, validationKey: string, report: PaymentReportDto): Promise<ReportResult> {
     this.validate(validationKey, report);
     const next = toStoredReport(report);
-    const current = await manager.findOneBy(PaymentSession, { validationKey });
+    const current = await this.sessions.findIn(tx, validationKey);
 
     if (!current) {
-      if (!(await manager.existsBy(Merchant, { id: report.merchantId }))) {
+      if (!(await this.merchants.exists(tx, report.merchantId))) {
         throw ApiError.invalidParameters([
           { field: 'merchantId', message: 'must name an existing merchant' },
         ]);
       }
-      try {
-        await manager.insert(PaymentSession, {
-          validationKey,
-          merchantId: report.merchantId,
-          ...next,
-          version: 1,
-        });
-      } catch (error) {
-        // Another writer created the same session first: judge this report against it.
-        if (error instanceof QueryFailedError && /UNIQUE|duplicate key/i.test(error.message)) {
-          throw new StaleVersion();
-        }
-        throw error;
-      }
-      await this.recordTransition(
-        manager,
-        validationKey,
-        1,
-        null,
-        next.status,
-        next.detailedStatus,
-      );
-      return {
-        outcome: 'created',
-        session: await manager.findOneByOrFail(PaymentSession, { validationKey }),
-      };
+      const session = { validationKey, merchantId: report.merchantId, ...next, version: 1 };
+      if (!(await this.sessions.insert(tx, session))) throw new StaleVersion();
+      await this.recordTransition(tx, session, null);
+      return { outcome: 'created', session };
     }
 
     if (current.merchantId !== report.merchantId) {
@@ -171,49 +125,18 @@ export class PaymentSessionService {
         field: 'status',
       });
     }
-
-    const version = current.version + 1;
-    const result = await manager
-      .createQueryBuilder()
-      .update(PaymentSession)
-      .set({ ...next, version })
-      .where('validation_key = :validationKey AND version = :version', {
-        validationKey,
-        version: current.version,
-      })
-      .execute();
-    if (result.affected !== 1) throw new StaleVersion();
-    await this.recordTransition(
-      manager,
-      validationKey,
-      version,
-      current.status,
-      next.status,
-      next.detailedStatus,
-    );
-    return {
-      outcome: 'updated',
-      session: await manager.findOneByOrFail(PaymentSession, { validationKey }),
-    };
+    if (!(await this.sessions.updateIfVersion(tx, validationKey, current.version, next))) {
+      throw new StaleVersion();
+    }
+    const session = { ...current, ...next, version: current.version + 1 };
+    await this.recordTransition(tx, session, current);
+    return { outcome: 'updated', session };
   }
 
-  async history(validationKey: string): Promise<TransitionView[]> {
-    const rows = await this.transitions.find({
-      where: { validationKey },
-      order: { version: 'ASC' },
-    });
-    if (rows.length === 0) {
-      throw new ApiError('NOT_FOUND', {
-        message: 'Payment session not found.',
-        field: 'validationKey',
-      });
-    }
-    return rows.map((row) => ({
-      from: row.fromStatus,
-      to: row.toStatus,
-      ...(row.detailedStatus === null ? {} : { detailedStatus: row.detailedStatus }),
-      at: new Date(row.at).toISOString(),
-    }));
+  /** Every transition of the session, oldest first; undefined for an unknown session. */
+  async history(validationKey: string): Promise<TransitionRecord[] | undefined> {
+    const transitions = await this.sessions.history(validationKey);
+    return transitions.length > 0 ? transitions : undefined;
   }
 
   private validate(validationKey: string, report: PaymentReportDto): void {
@@ -224,20 +147,16 @@ export class PaymentSessionService {
     if (errors.length > 0) throw ApiError.invalidParameters(errors);
   }
 
-  private async recordTransition(
-    manager: EntityManager,
-    validationKey: string,
-    version: number,
-    fromStatus: PaymentSession['status'] | null,
-    toStatus: PaymentSession['status'],
-    detailedStatus: string | null,
+  private recordTransition(
+    tx: Tx,
+    session: SessionRecord,
+    previous: SessionRecord | null,
   ): Promise<void> {
-    await manager.insert(PaymentSessionTransition, {
-      validationKey,
-      version,
-      fromStatus,
-      toStatus,
-      detailedStatus,
+    return this.sessions.addTransition(tx, session.validationKey, {
+      version: session.version,
+      fromStatus: previous?.status ?? null,
+      toStatus: session.status,
+      detailedStatus: session.detailedStatus,
     });
   }
 }

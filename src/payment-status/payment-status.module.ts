@@ -1,13 +1,19 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { MerchantsModule } from '../merchants/merchants.module.js';
 import { PaymentSession, PaymentSessionTransition } from './payment-session.entity.js';
+import { PaymentSessionRepository } from './payment-session.repository.js';
 import { PaymentSessionService } from './payment-session.service.js';
 import { PaymentStatusController } from './payment-status.controller.js';
+import { TypeOrmPaymentSessionRepository } from './typeorm-payment-session.repository.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([PaymentSession, PaymentSessionTransition])],
+  imports: [TypeOrmModule.forFeature([PaymentSession, PaymentSessionTransition]), MerchantsModule],
   controllers: [PaymentStatusController],
-  providers: [PaymentSessionService],
+  providers: [
+    PaymentSessionService,
+    { provide: PaymentSessionRepository, useClass: TypeOrmPaymentSessionRepository },
+  ],
   exports: [PaymentSessionService],
 })
 export class PaymentStatusModule {}

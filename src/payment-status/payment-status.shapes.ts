@@ -1,40 +1,19 @@
-import { MoneyView, StoredMoney, moneyView } from '../common/money.js';
+import { MoneyView, StoredMoney, moneyView, toMinorUnits } from '../common/money.js';
 import { maskAccountNumber } from '../common/masking.js';
 import type { PaymentResponseInputDto } from './dto/payment-report.dto.js';
 import type { PaymentResponseDto, PaymentStatusElement } from './dto/payment-status-view.dto.js';
-import { toMinorUnits } from '../common/money.js';
+import { MoneyField, PAYMENT_RESPONSE_ENTRIES, TextField } from './payment-response.fields.js';
 import type { PaymentStatus } from './payment-status.types.js';
 
-const MONEY_FIELDS = [
-  'sourceMoney',
-  'destinationMoney',
-  'totalFees',
-  'money',
-  'requestedMoney',
-] as const;
-const TEXT_FIELDS = [
-  'traceId',
-  'description',
-  'clientReference',
-  'responseCode',
-  'transactionReference',
-  'paymentType',
-  'paymentMethod',
-  'customerAccountNumber',
-  'accountNumber',
-  'customerDob',
-  'customerFirstName',
-  'customerLastName',
-  'senderEmailAddress',
-  'customerCountryCode',
-] as const;
+/** The payment response as stored: money in minor units, the account number masked. */
+export type StoredPaymentResponse = { [K in MoneyField]?: StoredMoney } & {
+  [K in TextField]?: string;
+};
 
-type MoneyField = (typeof MONEY_FIELDS)[number];
-type TextField = (typeof TEXT_FIELDS)[number];
-
-/** The payment response as stored: money in minor units, accountNumber masked, fixed key order. */
-export type StoredPaymentResponse = Partial<Record<MoneyField, StoredMoney>> &
-  Partial<Record<TextField, string>>;
+/** The payment response as the merchant sees it. */
+type PaymentResponseView = { [K in MoneyField]?: MoneyView } & { [K in TextField]?: string } & {
+  validationKey: string;
+};
 
 /** What is stored for a session besides its key and merchant. */
 export interface StoredReport {
@@ -45,23 +24,31 @@ export interface StoredReport {
 }
 
 /**
- * Turns a validated payment response into its stored form. The account number is masked here,
- * before anything is written, so the clear value never reaches the database.
+ * Turns a validated payment response into its stored form, fields in the order of
+ * PAYMENT_RESPONSE_FIELDS. The account number is masked here, before anything is written, so the
+ * clear value never reaches the database.
  */
 export function toStoredPaymentResponse(input: PaymentResponseInputDto): StoredPaymentResponse {
   const stored: StoredPaymentResponse = {};
-  for (const field of MONEY_FIELDS) {
-    const money = input[field];
-    if (money !== undefined) {
-      const amountMinor = toMinorUnits(money.amount);
-      if (amountMinor === undefined) throw new Error(`${field}.amount was not validated`);
-      stored[field] = { amountMinor, currency: money.currency };
-    }
-  }
-  for (const field of TEXT_FIELDS) {
-    const value = input[field];
-    if (value !== undefined) {
-      stored[field] = field === 'accountNumber' ? maskAccountNumber(value) : value;
+  for (const entry of PAYMENT_RESPONSE_ENTRIES) {
+    switch (entry.kind) {
+      case 'money': {
+        const money = input[entry.field];
+        if (money === undefined) break;
+        const amountMinor = toMinorUnits(money.amount);
+        if (amountMinor === undefined) throw new Error(`${entry.field}.amount was not validated`);
+        stored[entry.field] = { amountMinor, currency: money.currency };
+        break;
+      }
+      case 'text':
+      case 'masked': {
+        const value = input[entry.field];
+        if (value === undefined) break;
+        stored[entry.field] = entry.kind === 'masked' ? maskAccountNumber(value) : value;
+        break;
+      }
+      case 'sessionKey':
+        break;
     }
   }
   return stored;
@@ -71,20 +58,30 @@ function toPaymentResponseView(
   validationKey: string,
   stored: StoredPaymentResponse,
 ): PaymentResponseDto {
-  const view: Record<string, string | MoneyView> = {};
-  for (const field of MONEY_FIELDS) {
-    const money = stored[field];
-    if (money) view[field] = moneyView(money);
+  const view: Partial<PaymentResponseView> = {};
+  for (const entry of PAYMENT_RESPONSE_ENTRIES) {
+    switch (entry.kind) {
+      case 'money': {
+        const money = stored[entry.field];
+        if (money) view[entry.field] = moneyView(money);
+        break;
+      }
+      case 'text':
+      case 'masked': {
+        const value = stored[entry.field];
+        if (value !== undefined) view[entry.field] = value;
+        break;
+      }
+      case 'sessionKey':
+        view[entry.field] = validationKey;
+        break;
+    }
   }
-  for (const field of TEXT_FIELDS) {
-    const value = stored[field];
-    if (value !== undefined) view[field] = value;
-    if (field === 'clientReference') view.validationKey = validationKey;
-  }
-  return view as unknown as PaymentResponseDto;
+  const complete: PaymentResponseView = { ...view, validationKey };
+  return complete;
 }
 
-/** The single payload element of section 3; absent optional fields are omitted, never null. */
+/** The single payload element of a status answer; absent optional fields are omitted, never null. */
 export function buildStatusElement(
   validationKey: string,
   report: StoredReport,

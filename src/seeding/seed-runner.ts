@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { CatalogService } from '../catalog/catalog.service.js';
 import { ApiError } from '../common/errors/api-error.js';
 import type { FieldError } from '../common/validation.js';
-import { WriteQueue } from '../database/write-queue.js';
+import { Transactions } from '../database/transactions.js';
 import { MerchantService } from '../merchants/merchant.service.js';
 import { PaymentSessionService, ReportOutcome } from '../payment-status/payment-session.service.js';
 import { SeedFileDto } from './seed-file.dto.js';
@@ -28,7 +28,7 @@ export class SeedRejected extends Error {
 @Injectable()
 export class SeedRunner {
   constructor(
-    private readonly writes: WriteQueue,
+    private readonly transactions: Transactions,
     private readonly catalog: CatalogService,
     private readonly merchants: MerchantService,
     private readonly sessions: PaymentSessionService,
@@ -41,7 +41,7 @@ export class SeedRunner {
       paymentSessions: { created: 0, updated: 0, unchanged: 0 },
     };
     try {
-      await this.writes.run(async (manager) => {
+      await this.transactions.run(async (tx) => {
         const errors: FieldError[] = [];
         const refuse = (path: string) => (error: unknown) => {
           if (!(error instanceof ApiError)) throw error;
@@ -54,15 +54,15 @@ export class SeedRunner {
         };
         for (const [index, merchant] of (seed.merchants ?? []).entries()) {
           await this.merchants
-            .upsertFromSeed(manager, merchant, merchant.apiKeys ?? [])
+            .upsertFromSeed(tx, merchant, merchant.apiKeys ?? [])
             .then((changed) => (summary.merchants.changed += changed ? 1 : 0))
             .catch(refuse(`merchants[${index}]`));
         }
-        summary.cryptoPairs.changed = await this.catalog.upsertAll(manager, seed.cryptoPairs ?? []);
+        summary.cryptoPairs.changed = await this.catalog.upsertAll(tx, seed.cryptoPairs ?? []);
         for (const [index, session] of (seed.paymentSessions ?? []).entries()) {
           const { validationKey, ...report } = session;
           await this.sessions
-            .apply(manager, validationKey, report)
+            .apply(tx, validationKey, report)
             .then(({ outcome }) => summary.paymentSessions[outcome]++)
             .catch(refuse(`paymentSessions[${index}]`));
         }

@@ -1,10 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsInt, IsString, IsUUID, Length, Matches, Max, Min } from 'class-validator';
 import { DigitsToInteger } from '../../common/validators.js';
-import {
-  MERCHANT_ID_PATTERN,
-  MERCHANT_ID_RULE,
-} from '../../payment-status/dto/payment-report.dto.js';
+import { MERCHANT_ID_PATTERN, MERCHANT_ID_RULE } from '../../merchants/merchant-id.js';
 
 export class PairIdParams {
   @ApiProperty({ type: 'integer', minimum: 1, example: 1 })

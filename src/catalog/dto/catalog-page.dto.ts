@@ -36,3 +36,9 @@ export class CatalogPageDto {
   @ApiProperty({ type: PageDto })
   page: PageDto;
 }
+
+/** An answer of the catalog, as the documentation shows it. */
+export const CATALOG_PAGE_EXAMPLE: CatalogPageDto = {
+  payload: [{ currencyCode: 'USDT', currencyName: 'Tether', protocol: 'TRC20', countryCode: 'IE' }],
+  page: { size: 10, page: 0, total: 1 },
+};

@@ -14,7 +14,7 @@ export const CURRENCY_CODE_RULE = 'must be 1 to 16 letters or digits';
 export const PROTOCOL_RULE = 'must be 1 to 32 of the characters A-Z a-z 0-9 _ -';
 
 /**
- * Query of the catalog (section 2). Codes are case-insensitive and normalised to upper case;
+ * Query of the catalog. Codes are case-insensitive and normalised to upper case;
  * unknown parameters are dropped; a parameter given twice is refused.
  */
 export class CatalogQueryDto {
@@ -80,22 +80,24 @@ export class CatalogQueryDto {
   size: number = CATALOG_DEFAULT_PAGE_SIZE;
 }
 
-/** The query after validation: what the service and the cache key see. */
-export interface CatalogQuery {
-  countryCode?: string;
-  currencyCode?: string;
-  protocol?: string;
-  page: number;
-  size: number;
-}
+/** The query after validation: what the service, the repository and the cache key see. */
+export type CatalogQuery = Pick<CatalogQueryDto, keyof CatalogQueryDto>;
+
+/**
+ * The parts of a cache key, one per query parameter. A parameter added to CatalogQueryDto and not
+ * listed here does not compile, so two different questions can never share a cached answer.
+ */
+const QUERY_KEY_PARTS = {
+  countryCode: true,
+  currencyCode: true,
+  protocol: true,
+  page: true,
+  size: true,
+} as const satisfies Record<keyof CatalogQuery, true>;
+
+const QUERY_KEY_NAMES = Object.keys(QUERY_KEY_PARTS) as (keyof CatalogQuery)[];
 
 /** Cache key of a normalised query: the same question always maps to the same key. */
 export function catalogQueryKey(query: CatalogQuery): string {
-  return [
-    query.countryCode ?? '',
-    query.currencyCode ?? '',
-    query.protocol ?? '',
-    query.page,
-    query.size,
-  ].join('|');
+  return QUERY_KEY_NAMES.map((name) => query[name] ?? '').join('|');
 }

@@ -1,9 +1,5 @@
 import { MigrationInterface, QueryRunner, Table, TableIndex, TableUnique } from 'typeorm';
-
-/** Timestamp column type per dialect; the rest of the schema is dialect-neutral. */
-export function timestampType(queryRunner: QueryRunner): string {
-  return queryRunner.connection.driver.options.type === 'postgres' ? 'timestamptz' : 'datetime';
-}
+import { timestampType } from '../dialect.js';
 
 export class InitialSchema1763700000000 implements MigrationInterface {
   name = 'InitialSchema1763700000000';

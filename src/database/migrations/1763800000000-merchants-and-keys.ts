@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner, Table, TableIndex } from 'typeorm';
-import { timestampType } from './1763700000000-initial-schema.js';
+import { timestampType } from '../dialect.js';
 
 export class MerchantsAndKeys1763800000000 implements MigrationInterface {
   name = 'MerchantsAndKeys1763800000000';

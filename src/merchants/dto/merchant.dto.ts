@@ -1,10 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsOptional, IsString, Length, Matches } from 'class-validator';
 import { Trim } from '../../common/validators.js';
-import {
-  MERCHANT_ID_PATTERN,
-  MERCHANT_ID_RULE,
-} from '../../payment-status/dto/payment-report.dto.js';
+import { MERCHANT_ID_PATTERN, MERCHANT_ID_RULE } from '../merchant-id.js';
 import { MAX_API_KEY_LENGTH, MIN_API_KEY_LENGTH } from '../api-key.js';
 
 const NAME_RULE = 'must be a text of 1 to 200 characters';

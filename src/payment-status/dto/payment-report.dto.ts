@@ -13,12 +13,10 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { IsMoneyAmount, Trim, UpperCase } from '../../common/validators.js';
+import { MERCHANT_ID_PATTERN, MERCHANT_ID_RULE } from '../../merchants/merchant-id.js';
 import { PAYMENT_STATUSES, type PaymentStatus } from '../payment-status.types.js';
 
 const text = (max: number) => `must be a text of 1 to ${max} characters`;
-export const MERCHANT_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
-export const MERCHANT_ID_RULE =
-  'must be 1 to 64 of the characters A-Z a-z 0-9 _ . - (starting with a letter or digit)';
 
 export class MoneyInputDto {
   @ApiProperty({

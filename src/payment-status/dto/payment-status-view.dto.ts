@@ -91,3 +91,45 @@ export class PaymentStatusEnvelopeDto {
   })
   payload: [PaymentStatusElement];
 }
+
+/** One answer per status, as the documentation shows them. */
+export const PAYMENT_STATUS_EXAMPLES = {
+  SUCCESSFUL: {
+    summary: 'SUCCESSFUL',
+    value: {
+      payload: [
+        {
+          status: 'SUCCESSFUL',
+          paymentResponse: {
+            sourceMoney: { amount: 150, currency: 'EUR', presentationAmount: 'EUR150.00' },
+            destinationMoney: { amount: 148.5, currency: 'USDT', presentationAmount: 'USDT148.50' },
+            totalFees: { amount: 1.5, currency: 'EUR', presentationAmount: 'EUR1.50' },
+            money: { amount: 150, currency: 'EUR', presentationAmount: 'EUR150.00' },
+            traceId: '5f1c2a7e9b',
+            clientReference: 'order-1042',
+            validationKey: 'vk_9c1d7e2f4a',
+            transactionReference: '3f2b8c1e-7d4a-4e5b-9c6d-1a2b3c4d5e6f',
+            accountNumber: 'IE29XXXXXXXXXXXXXX5678',
+          },
+        },
+      ],
+    },
+  },
+  PENDING: { summary: 'PENDING', value: { payload: [{ status: 'PENDING' }] } },
+  NOT_COMPLETED: {
+    summary: 'NOT_COMPLETED',
+    value: { payload: [{ status: 'NOT_COMPLETED', detailedStatus: 'ABANDONED_BY_USER' }] },
+  },
+  FAILED: {
+    summary: 'FAILED',
+    value: {
+      payload: [
+        {
+          status: 'FAILED',
+          errorMessage: 'Insufficient funds in source wallet',
+          detailedStatus: 'INSUFFICIENT_FUNDS',
+        },
+      ],
+    },
+  },
+} satisfies Record<string, { summary: string; value: PaymentStatusEnvelopeDto }>;

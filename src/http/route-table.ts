@@ -1,4 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
+import { PAYMENT_STATUS_PATH } from '../payment-status/payment-status.routes.js';
 
 interface Route {
   pattern: RegExp;
@@ -53,5 +54,5 @@ export class RouteTable {
 
 /** Anything under the payment-status route answers like an unknown key. */
 export function isPaymentStatusPath(url: string, contextPath: string): boolean {
-  return url.split('?')[0].startsWith(`${contextPath}/api/gateway/payment-status/`);
+  return url.split('?')[0].startsWith(`${contextPath}/${PAYMENT_STATUS_PATH}/`);
 }

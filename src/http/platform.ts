@@ -5,11 +5,11 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { TRANSACTION_NOT_FOUND_BODY, errorItem } from './common/errors/api-error.js';
-import { MAX_BODY_BYTES } from './common/errors/error-catalog.js';
-import { isPaymentStatusPath } from './common/http/route-table.js';
-import { assignRequestId, requestIdOf } from './common/logging/logging.js';
-import type { HttpPlatform } from './config/app-config.js';
+import { TRANSACTION_NOT_FOUND_BODY, errorItem } from '../common/errors/api-error.js';
+import { MAX_BODY_BYTES } from '../common/errors/error-catalog.js';
+import { isPaymentStatusPath } from './route-table.js';
+import { assignRequestId, requestIdOf } from './logging.js';
+import type { HttpPlatform } from '../config/app-config.js';
 
 /**
  * Security headers of helmet. The only HTML the service serves is Swagger UI, whose page needs

@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { ApiError } from '../errors/api-error.js';
-import { headerValue } from './headers.js';
+import { ApiError } from '../common/errors/api-error.js';
+import { headerValue } from '../common/http/headers.js';
 
 /** `api-version` (alias `x-api-version`) may be absent or 1; anything else is a 400. */
 @Injectable()

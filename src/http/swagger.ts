@@ -1,9 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { AppConfig } from './config/app-config.js';
-
-export const API_KEY_SCHEME = 'apiKey';
-export const ADMIN_SCHEME = 'adminToken';
+import { ADMIN_SCHEME, API_KEY_SCHEME } from '../common/http/endpoint.decorator.js';
+import { AppConfig } from '../config/app-config.js';
 
 /** The OpenAPI document comes from the controllers and DTOs; it is served at /docs. */
 export function setupSwagger(app: INestApplication, config: AppConfig): OpenAPIObject {

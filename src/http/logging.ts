@@ -3,8 +3,12 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Params } from 'nestjs-pino';
 import type { DestinationStream } from 'pino';
-import type { AppConfig } from '../../config/app-config.js';
-import { redactValidationKey } from '../masking.js';
+import type { AppConfig } from '../config/app-config.js';
+import { redactValidationKey } from '../common/masking.js';
+import {
+  PAYMENT_SESSIONS_ADMIN_PATH,
+  PAYMENT_STATUS_PATH,
+} from '../payment-status/payment-status.routes.js';
 
 /** An incoming x-request-id is echoed only when it is short and printable. */
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -23,8 +27,9 @@ export function assignRequestId(request: IncomingMessage, response: ServerRespon
 }
 
 /** Paths that carry a validation key: the merchant's status lookup and the operator's routes. */
-const VALIDATION_KEY_PATH =
-  /(\/(?:api\/gateway\/payment-status|admin\/payment-sessions)\/)([^/?#]*)/;
+const VALIDATION_KEY_PATH = new RegExp(
+  `(/(?:${[PAYMENT_STATUS_PATH, PAYMENT_SESSIONS_ADMIN_PATH].join('|')})/)([^/?#]*)`,
+);
 
 /** The URL as it may be logged: a validation key shows only its first characters. */
 export function loggableUrl(url: string | undefined): string {

@@ -7,10 +7,20 @@ import {
   NotFoundException,
 } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { ApiError, ErrorItem, TRANSACTION_NOT_FOUND_BODY, errorItem } from './api-error.js';
-import { ErrorCode, ErrorKind, SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-catalog.js';
-import { RouteTable } from '../http/route-table.js';
-import { loggableUrl } from '../logging/logging.js';
+import {
+  ApiError,
+  ErrorItem,
+  TRANSACTION_NOT_FOUND_BODY,
+  errorItem,
+} from '../common/errors/api-error.js';
+import {
+  ErrorCode,
+  ErrorKind,
+  SERVICE_UNAVAILABLE_RETRY_AFTER_SECONDS,
+} from '../common/errors/error-catalog.js';
+import { RouteTable } from './route-table.js';
+import { isDatabaseUnavailable } from '../database/dialect.js';
+import { loggableUrl } from './logging.js';
 
 interface Outcome {
   status: number;
@@ -18,24 +28,9 @@ interface Outcome {
   headers: Record<string, string>;
 }
 
-/** Error codes of driver errors that mean "the database is not reachable now", not "a bug". */
-const UNAVAILABLE_CODES = new Set([
-  'SQLITE_BUSY',
-  'SQLITE_LOCKED',
-  'SQLITE_CANTOPEN',
-  'SQLITE_IOERR',
-  'SQLITE_FULL',
-  'SQLITE_READONLY',
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  '57P01',
-  '57P03',
-]);
-
 /**
- * The one place where failures become HTTP answers: every non-2xx response is the envelope of
- * section 4, with nothing internal in it. Unexpected errors are logged with their stack (the
+ * The one place where failures become HTTP answers: every non-2xx response is the error
+ * envelope, with nothing internal in it. Unexpected errors are logged with their stack (the
  * logger adds the request id); the client sees only INTERNAL_ERROR.
  */
 @Catch()
@@ -132,7 +127,7 @@ export class ErrorsFilter implements ExceptionFilter {
     if (status === 503) return 'SERVICE_UNAVAILABLE';
     if (status === 404) return 'NOT_FOUND';
     if (status === 400) return 'INVALID_PARAMETER';
-    if (isUnavailable(exception)) return 'SERVICE_UNAVAILABLE';
+    if (isDatabaseUnavailable(exception)) return 'SERVICE_UNAVAILABLE';
     return 'INTERNAL_ERROR';
   }
 }
@@ -150,12 +145,6 @@ function statusOf(exception: unknown): number | undefined {
   const candidate = exception as { status?: unknown; statusCode?: unknown } | null;
   const status = candidate?.statusCode ?? candidate?.status;
   return typeof status === 'number' && status >= 400 && status < 600 ? status : undefined;
-}
-
-function isUnavailable(exception: unknown): boolean {
-  const error = exception as { code?: unknown; driverError?: { code?: unknown } } | null;
-  const code = error?.driverError?.code ?? error?.code;
-  return typeof code === 'string' && UNAVAILABLE_CODES.has(code);
 }
 
 function describe(exception: unknown): { type: string; message: string; stack?: string } {

@@ -1,4 +1,4 @@
-import { CoalescedRead } from './hot-reads.js';
+import { CoalescedRead } from './coalesced-read.js';
 
 /** A read whose completion the test controls. */
 function controlledReads() {

@@ -1,0 +1,51 @@
+import type { Tx } from '../database/transactions.js';
+import type { CatalogQuery } from './dto/catalog-query.dto.js';
+
+/** A stored (currency, protocol, country) pair. Codes are upper case. */
+export interface CryptoPairRecord {
+  id: number;
+  currencyCode: string;
+  currencyName: string;
+  protocol: string;
+  countryCode: string;
+  enabled: boolean;
+}
+
+export type CryptoPairTriple = Pick<CryptoPairRecord, 'currencyCode' | 'protocol' | 'countryCode'>;
+
+/** Storage of the catalog and of its revision, which grows with every write. */
+export abstract class CryptoPairRepository {
+  /** The catalog revision, read on the hot path (outside any transaction). */
+  abstract revision(): Promise<number>;
+
+  /**
+   * One page of pairs matching the query, ordered by currencyCode, protocol, countryCode (a total
+   * order: the triple is unique), and how many match in all.
+   */
+  abstract page(
+    query: CatalogQuery,
+    enabledOnly: boolean,
+  ): Promise<{ rows: CryptoPairRecord[]; total: number }>;
+
+  abstract findByTriple(tx: Tx, triple: CryptoPairTriple): Promise<CryptoPairRecord | undefined>;
+
+  abstract findById(tx: Tx, id: number): Promise<CryptoPairRecord | undefined>;
+
+  /** Inserts a pair; undefined when its triple exists already. */
+  abstract insert(
+    tx: Tx,
+    pair: Omit<CryptoPairRecord, 'id'>,
+  ): Promise<CryptoPairRecord | undefined>;
+
+  abstract update(
+    tx: Tx,
+    id: number,
+    changes: Partial<Pick<CryptoPairRecord, 'currencyName' | 'enabled'>>,
+  ): Promise<void>;
+
+  /** Deletes a pair; false when there was none with this id. */
+  abstract delete(tx: Tx, id: number): Promise<boolean>;
+
+  /** Moves the revision on, inside the transaction of a catalog write. */
+  abstract bumpRevision(tx: Tx): Promise<void>;
+}

@@ -1,0 +1,105 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, FindOptionsWhere } from 'typeorm';
+import { isUniqueViolation } from '../database/dialect.js';
+import { PreparedReads } from '../database/prepared-reads.js';
+import type { Tx } from '../database/transactions.js';
+import { managerOf } from '../database/typeorm-transactions.js';
+import { CatalogRevision, CryptoPair } from './crypto-pair.entity.js';
+import {
+  CryptoPairRecord,
+  CryptoPairRepository,
+  CryptoPairTriple,
+} from './crypto-pair.repository.js';
+import type { CatalogQuery } from './dto/catalog-query.dto.js';
+
+const REVISION_SQL = 'SELECT revision FROM catalog_revision WHERE id = 1';
+
+// The triple is unique, so this order is total and stable across pages.
+const ORDER = { currencyCode: 'ASC', protocol: 'ASC', countryCode: 'ASC' } as const;
+
+@Injectable()
+export class TypeOrmCryptoPairRepository extends CryptoPairRepository {
+  constructor(
+    private readonly reads: PreparedReads,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {
+    super();
+  }
+
+  async revision(): Promise<number> {
+    const row = await this.reads.first<{ revision: number }>(REVISION_SQL, []);
+    return row?.revision ?? 0;
+  }
+
+  async page(
+    query: CatalogQuery,
+    enabledOnly: boolean,
+  ): Promise<{ rows: CryptoPairRecord[]; total: number }> {
+    const where: FindOptionsWhere<CryptoPair> = {};
+    if (enabledOnly) where.enabled = true;
+    if (query.countryCode) where.countryCode = query.countryCode;
+    if (query.currencyCode) where.currencyCode = query.currencyCode;
+    if (query.protocol) where.protocol = query.protocol;
+    const [rows, total] = await this.dataSource.getRepository(CryptoPair).findAndCount({
+      where,
+      order: ORDER,
+      skip: query.page * query.size,
+      take: query.size,
+    });
+    return { rows: rows.map(toRecord), total };
+  }
+
+  async findByTriple(tx: Tx, triple: CryptoPairTriple): Promise<CryptoPairRecord | undefined> {
+    const row = await managerOf(tx).findOneBy(CryptoPair, {
+      currencyCode: triple.currencyCode,
+      protocol: triple.protocol,
+      countryCode: triple.countryCode,
+    });
+    return row ? toRecord(row) : undefined;
+  }
+
+  async findById(tx: Tx, id: number): Promise<CryptoPairRecord | undefined> {
+    const row = await managerOf(tx).findOneBy(CryptoPair, { id });
+    return row ? toRecord(row) : undefined;
+  }
+
+  async insert(tx: Tx, pair: Omit<CryptoPairRecord, 'id'>): Promise<CryptoPairRecord | undefined> {
+    try {
+      const result = await managerOf(tx).insert(CryptoPair, pair);
+      return { id: Number(result.identifiers[0].id), ...pair };
+    } catch (error) {
+      if (isUniqueViolation(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async update(
+    tx: Tx,
+    id: number,
+    changes: Partial<Pick<CryptoPairRecord, 'currencyName' | 'enabled'>>,
+  ): Promise<void> {
+    if (Object.keys(changes).length === 0) return;
+    await managerOf(tx).update(CryptoPair, { id }, changes);
+  }
+
+  async delete(tx: Tx, id: number): Promise<boolean> {
+    const result = await managerOf(tx).delete(CryptoPair, { id });
+    return Boolean(result.affected);
+  }
+
+  async bumpRevision(tx: Tx): Promise<void> {
+    await managerOf(tx).increment(CatalogRevision, { id: 1 }, 'revision', 1);
+  }
+}
+
+function toRecord(pair: CryptoPair): CryptoPairRecord {
+  return {
+    id: pair.id,
+    currencyCode: pair.currencyCode,
+    currencyName: pair.currencyName,
+    protocol: pair.protocol,
+    countryCode: pair.countryCode,
+    enabled: pair.enabled,
+  };
+}

@@ -1,0 +1,39 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { Transactions, Tx } from './transactions.js';
+
+class TypeOrmTx implements Tx {
+  readonly inTransaction = true;
+  constructor(readonly manager: EntityManager) {}
+}
+
+/** The entity manager of a transaction begun by TypeOrmTransactions. */
+export function managerOf(tx: Tx): EntityManager {
+  if (!(tx instanceof TypeOrmTx)) throw new Error('Not a transaction of this data source');
+  return tx.manager;
+}
+
+/**
+ * Transactions on the application's data source, run one after another within this process.
+ * TypeORM's SQLite driver shares one connection between all callers, so two transactions begun
+ * at once would silently merge into one. Correctness across processes does not rest on this
+ * order: it comes from the database (unique constraints, conditional updates on a version
+ * column, SQLite's file lock).
+ */
+@Injectable()
+export class TypeOrmTransactions extends Transactions {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    super();
+  }
+
+  run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    const result = this.tail.then(() =>
+      this.dataSource.transaction((manager) => work(new TypeOrmTx(manager))),
+    );
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+}

@@ -1,0 +1,71 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, IsNull } from 'typeorm';
+import { isUniqueViolation } from '../database/dialect.js';
+import { PreparedReads } from '../database/prepared-reads.js';
+import type { Tx } from '../database/transactions.js';
+import { managerOf } from '../database/typeorm-transactions.js';
+import { ApiKey, Merchant } from './merchant.entity.js';
+import {
+  ApiKeyRecord,
+  MerchantRecord,
+  MerchantRepository,
+  ResolvedKey,
+} from './merchant.repository.js';
+
+const ACTIVE_KEY_SQL =
+  'SELECT id AS "keyId", merchant_id AS "merchantId" FROM api_key ' +
+  'WHERE key_hash = ? AND revoked_at IS NULL';
+
+@Injectable()
+export class TypeOrmMerchantRepository extends MerchantRepository {
+  constructor(
+    private readonly reads: PreparedReads,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {
+    super();
+  }
+
+  findActiveKey(keyHash: string): Promise<ResolvedKey | undefined> {
+    return this.reads.first<ResolvedKey>(ACTIVE_KEY_SQL, [keyHash]);
+  }
+
+  hasActiveKey(merchantId: string): Promise<boolean> {
+    return this.dataSource.getRepository(ApiKey).existsBy({ merchantId, revokedAt: IsNull() });
+  }
+
+  async find(tx: Tx, id: string): Promise<MerchantRecord | undefined> {
+    const row = await managerOf(tx).findOneBy(Merchant, { id });
+    return row ? { id: row.id, name: row.name } : undefined;
+  }
+
+  async insert(tx: Tx, merchant: MerchantRecord): Promise<boolean> {
+    try {
+      await managerOf(tx).insert(Merchant, merchant);
+      return true;
+    } catch (error) {
+      if (isUniqueViolation(error)) return false;
+      throw error;
+    }
+  }
+
+  async rename(tx: Tx, id: string, name: string): Promise<void> {
+    await managerOf(tx).update(Merchant, { id }, { name });
+  }
+
+  async findKeyByHash(tx: Tx, keyHash: string): Promise<ApiKeyRecord | undefined> {
+    return (await managerOf(tx).findOneBy(ApiKey, { keyHash })) ?? undefined;
+  }
+
+  async findKey(tx: Tx, merchantId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
+    return (await managerOf(tx).findOneBy(ApiKey, { id: keyId, merchantId })) ?? undefined;
+  }
+
+  async insertKey(tx: Tx, key: Omit<ApiKeyRecord, 'createdAt'>): Promise<void> {
+    await managerOf(tx).insert(ApiKey, key);
+  }
+
+  async revokeKey(tx: Tx, keyId: string, revokedAt: string): Promise<void> {
+    await managerOf(tx).update(ApiKey, { id: keyId }, { revokedAt });
+  }
+}
