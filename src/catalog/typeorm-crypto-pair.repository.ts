@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, FindOptionsWhere } from 'typeorm';
-import { isUniqueViolation } from '../database/dialect.js';
 import { PreparedReads } from '../database/prepared-reads.js';
 import type { Tx } from '../database/transactions.js';
-import { managerOf } from '../database/typeorm-transactions.js';
+import { insertUnlessDuplicate, managerOf } from '../database/typeorm-transactions.js';
 import { CatalogRevision, CryptoPair } from './crypto-pair.entity.js';
 import {
   CryptoPairRecord,
@@ -65,13 +64,8 @@ export class TypeOrmCryptoPairRepository extends CryptoPairRepository {
   }
 
   async insert(tx: Tx, pair: Omit<CryptoPairRecord, 'id'>): Promise<CryptoPairRecord | undefined> {
-    try {
-      const result = await managerOf(tx).insert(CryptoPair, pair);
-      return { id: Number(result.identifiers[0].id), ...pair };
-    } catch (error) {
-      if (isUniqueViolation(error)) return undefined;
-      throw error;
-    }
+    const result = await insertUnlessDuplicate(tx, CryptoPair, pair);
+    return result && { id: Number(result.identifiers[0].id), ...pair };
   }
 
   async update(

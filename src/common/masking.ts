@@ -1,5 +1,5 @@
 /**
- * Account number masking of section 3: the first 4 and the last 4 characters stay and every
+ * Account number masking: the first 4 and the last 4 characters stay and every
  * character between becomes X; with 8 characters or fewer, all but the last 4 become X.
  */
 export function maskAccountNumber(value: string): string {

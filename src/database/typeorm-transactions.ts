@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, EntityTarget, InsertResult, ObjectLiteral } from 'typeorm';
+import { isUniqueViolation } from './dialect.js';
 import { Transactions, Tx } from './transactions.js';
 
 class TypeOrmTx implements Tx {
@@ -35,5 +36,19 @@ export class TypeOrmTransactions extends Transactions {
     );
     this.tail = result.catch(() => undefined);
     return result;
+  }
+}
+
+/** Inserts a row inside the transaction; undefined when a unique constraint refuses it. */
+export async function insertUnlessDuplicate<Entity extends ObjectLiteral>(
+  tx: Tx,
+  target: EntityTarget<Entity>,
+  values: Parameters<EntityManager['insert']>[1],
+): Promise<InsertResult | undefined> {
+  try {
+    return await managerOf(tx).insert(target, values);
+  } catch (error) {
+    if (isUniqueViolation(error)) return undefined;
+    throw error;
   }
 }

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, IsNull } from 'typeorm';
-import { isUniqueViolation } from '../database/dialect.js';
 import { PreparedReads } from '../database/prepared-reads.js';
 import type { Tx } from '../database/transactions.js';
-import { managerOf } from '../database/typeorm-transactions.js';
+import { insertUnlessDuplicate, managerOf } from '../database/typeorm-transactions.js';
 import { ApiKey, Merchant } from './merchant.entity.js';
 import {
   ApiKeyRecord,
@@ -40,13 +39,7 @@ export class TypeOrmMerchantRepository extends MerchantRepository {
   }
 
   async insert(tx: Tx, merchant: MerchantRecord): Promise<boolean> {
-    try {
-      await managerOf(tx).insert(Merchant, merchant);
-      return true;
-    } catch (error) {
-      if (isUniqueViolation(error)) return false;
-      throw error;
-    }
+    return (await insertUnlessDuplicate(tx, Merchant, merchant)) !== undefined;
   }
 
   async rename(tx: Tx, id: string, name: string): Promise<void> {

@@ -8,6 +8,7 @@ function report(fields: Record<string, unknown>): PaymentReportDto {
   return { merchantId: 'demo', ...fields } as unknown as PaymentReportDto;
 }
 
+/** The fields the contract requires of a SUCCESSFUL report, written out as the contract says. */
 const REQUIRED = [
   'transactionReference',
   'money',

@@ -1,4 +1,6 @@
 import { successfulResponse } from '../../test/support/fixtures.js';
+import { completePaymentResponse } from '../../test/support/payment-response-samples.js';
+import { PAYMENT_RESPONSE_FIELDS, SUCCESSFUL_REQUIRED_FIELDS } from './payment-response.fields.js';
 import type { PaymentResponseInputDto } from './dto/payment-report.dto.js';
 import {
   StoredReport,
@@ -15,23 +17,9 @@ function requiredResponse(
   return successfulResponse(overrides) as unknown as PaymentResponseInputDto;
 }
 
-/** Every field of the source description except validationKey (which the view adds). */
+/** Every field of PAYMENT_RESPONSE_FIELDS except validationKey (which the view adds). */
 function fullResponse(): PaymentResponseInputDto {
-  return requiredResponse({
-    requestedMoney: { amount: '150.00', currency: 'EUR' },
-    description: 'Payout to USDT wallet',
-    clientReference: 'order-1042',
-    responseCode: '00',
-    paymentType: 'PAYOUT',
-    paymentMethod: 'CRYPTO',
-    customerAccountNumber: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE',
-    accountNumber: 'IE29AIBK93115212345678',
-    customerDob: '1990-04-23',
-    customerFirstName: 'Aoife',
-    customerLastName: 'Murphy',
-    senderEmailAddress: 'aoife.murphy@example.com',
-    customerCountryCode: 'IE',
-  });
+  return completePaymentResponse() as unknown as PaymentResponseInputDto;
 }
 
 function report(overrides: Partial<StoredReport>): StoredReport {
@@ -130,39 +118,25 @@ describe('buildStatusElement', () => {
       successful(toStoredPaymentResponse(requiredResponse())),
     );
     if (element.status !== 'SUCCESSFUL') throw new Error('expected SUCCESSFUL');
-    expect(Object.keys(element.paymentResponse).sort()).toEqual([
-      'destinationMoney',
-      'money',
-      'sourceMoney',
-      'totalFees',
-      'traceId',
-      'transactionReference',
-      'validationKey',
-    ]);
-    for (const absent of [
-      'requestedMoney',
-      'description',
-      'clientReference',
-      'responseCode',
-      'paymentType',
-      'paymentMethod',
-      'customerAccountNumber',
-      'accountNumber',
-      'customerDob',
-      'customerFirstName',
-      'customerLastName',
-      'senderEmailAddress',
-      'customerCountryCode',
-    ]) {
+    const present = [...SUCCESSFUL_REQUIRED_FIELDS, 'validationKey'];
+    expect(Object.keys(element.paymentResponse).sort()).toEqual(present.sort());
+    for (const absent of Object.keys(PAYMENT_RESPONSE_FIELDS)) {
+      if (present.includes(absent)) continue;
       expect(absent in element.paymentResponse).toBe(false);
     }
     expectNoNulls(element);
   });
 
-  it('carries every field of the source description, in its order', () => {
+  it('carries every field of PAYMENT_RESPONSE_FIELDS, in its order', () => {
     const element = buildStatusElement(KEY, successful(toStoredPaymentResponse(fullResponse())));
     if (element.status !== 'SUCCESSFUL') throw new Error('expected SUCCESSFUL');
-    expect(Object.keys(element.paymentResponse)).toEqual([
+    expect(Object.keys(element.paymentResponse)).toEqual(Object.keys(PAYMENT_RESPONSE_FIELDS));
+    expectNoNulls(element);
+  });
+
+  // The one place the contract's list is written out: the field list must hold exactly it.
+  it("lists the fields of the contract's paymentResponse, in the contract's order", () => {
+    expect(Object.keys(PAYMENT_RESPONSE_FIELDS)).toEqual([
       'sourceMoney',
       'destinationMoney',
       'totalFees',
@@ -184,7 +158,6 @@ describe('buildStatusElement', () => {
       'senderEmailAddress',
       'customerCountryCode',
     ]);
-    expectNoNulls(element);
   });
 
   it('shows money with amount, currency and an exact presentationAmount', () => {
@@ -262,10 +235,12 @@ describe('toStoredPaymentResponse', () => {
   });
 
   it('leaves the other text fields as given', () => {
-    const stored = toStoredPaymentResponse(fullResponse());
-    expect(stored.customerAccountNumber).toBe('TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE');
-    expect(stored.traceId).toBe('TRC-1');
-    expect(stored.customerFirstName).toBe('Aoife');
+    const given = fullResponse();
+    const stored = toStoredPaymentResponse(given);
+    for (const [field, kind] of Object.entries(PAYMENT_RESPONSE_FIELDS)) {
+      const name = field as keyof typeof stored;
+      if (kind === 'text') expect(stored[name]).toBe(given[name]);
+    }
   });
 
   it('stores money as integer minor units with its currency', () => {

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { isUniqueViolation } from '../database/dialect.js';
 import { PreparedReads } from '../database/prepared-reads.js';
 import type { Tx } from '../database/transactions.js';
-import { managerOf } from '../database/typeorm-transactions.js';
+import { insertUnlessDuplicate, managerOf } from '../database/typeorm-transactions.js';
 import { PaymentSession, PaymentSessionTransition } from './payment-session.entity.js';
 import {
   PaymentSessionRepository,
@@ -37,13 +36,7 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
   }
 
   async insert(tx: Tx, session: SessionRecord): Promise<boolean> {
-    try {
-      await managerOf(tx).insert(PaymentSession, session);
-      return true;
-    } catch (error) {
-      if (isUniqueViolation(error)) return false;
-      throw error;
-    }
+    return (await insertUnlessDuplicate(tx, PaymentSession, session)) !== undefined;
   }
 
   async updateIfVersion(

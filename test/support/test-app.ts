@@ -112,7 +112,7 @@ export const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
 export { successfulResponse } from './fixtures.js';
 
-/** Asserts the error envelope of section 4 and returns its entries. */
+/** Asserts the error envelope `{"errors":[{type, errorCode, message, field?}]}` and returns its entries. */
 export function expectEnvelope(result: HttpResult, status: number, errorCode: string) {
   expect(result.status).toBe(status);
   expect(result.headers.get('content-type')).toMatch(/^application\/json/);

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsOptional, IsString, Length, Matches } from 'class-validator';
 import { Trim, UpperCase } from '../../common/validators.js';
+import { CryptoPairDto } from './catalog-page.dto.js';
 import {
   COUNTRY_CODE_PATTERN,
   COUNTRY_CODE_RULE,
@@ -59,22 +60,10 @@ export class CryptoPairPatchDto {
   enabled?: boolean;
 }
 
-/** A stored pair as the operator sees it. */
-export class StoredCryptoPairDto {
+/** A stored pair as the operator sees it: the public fields, its id and whether it is listed. */
+export class StoredCryptoPairDto extends CryptoPairDto {
   @ApiProperty({ type: 'integer', example: 1 })
   id: number;
-
-  @ApiProperty({ example: 'USDT' })
-  currencyCode: string;
-
-  @ApiProperty({ example: 'Tether' })
-  currencyName: string;
-
-  @ApiProperty({ example: 'TRC20' })
-  protocol: string;
-
-  @ApiProperty({ example: 'IE' })
-  countryCode: string;
 
   @ApiProperty({ example: true })
   enabled: boolean;

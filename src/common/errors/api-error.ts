@@ -14,7 +14,7 @@ export interface ErrorEnvelope {
 
 /**
  * The one exception the application throws on purpose. The errors filter turns it into the
- * envelope of section 4 with the catalog's status.
+ * error envelope `{"errors":[...]}` with the catalog's status.
  */
 export class ApiError extends Error {
   readonly status: number;
@@ -59,7 +59,7 @@ export function errorItem(code: ErrorCode, message?: string, field?: string): Er
   return item;
 }
 
-/** The exact 404 body of section 3, shared by unknown, over-long and foreign keys. */
+/** The exact 404 body of the status lookup, shared by unknown, over-long and foreign keys. */
 export const TRANSACTION_NOT_FOUND_BODY = JSON.stringify({
   errors: [errorItem('TRANSACTION_FAILED', undefined, 'validationKey')],
 });

@@ -1,6 +1,6 @@
 /**
  * Every error the API can answer with: one source of truth for status, type, errorCode and
- * the default message (section 4 of the API contract).
+ * the default message (the README's error table).
  */
 export const ErrorKind = {
   INVALID_PARAMETER: { status: 400, type: 'VALIDATION', message: 'Invalid parameter.' },
@@ -56,7 +56,7 @@ export const ErrorKind = {
 
 export type ErrorCode = keyof typeof ErrorKind;
 
-/** Body limit of section 4; the platforms are configured with it. */
+/** Largest request body (1 MiB); the platforms are configured with it. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Seconds a client should wait after a 503 before retrying. */

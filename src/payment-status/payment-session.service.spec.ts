@@ -1,0 +1,333 @@
+import { successfulResponse } from '../../test/support/fixtures.js';
+import { InMemoryMerchants } from '../../test/fakes/in-memory-merchants.js';
+import { InMemoryPaymentSessions } from '../../test/fakes/in-memory-payment-sessions.js';
+import { InMemoryTransactions } from '../../test/fakes/in-memory-transactions.js';
+import { ApiError } from '../common/errors/api-error.js';
+import { apiErrorOf } from '../../test/support/api-error-of.js';
+import { MerchantService } from '../merchants/merchant.service.js';
+import type { PaymentReportDto } from './dto/payment-report.dto.js';
+import { MAX_REPORT_ATTEMPTS, PaymentSessionService } from './payment-session.service.js';
+import { toStoredReport } from './payment-report.rules.js';
+import type { PaymentStatus } from './payment-status.types.js';
+
+const MERCHANT = 'acme';
+const OTHER = 'globex';
+
+function reportOf(status: PaymentStatus, extra: Record<string, unknown> = {}): PaymentReportDto {
+  const base: Record<PaymentStatus, Record<string, unknown>> = {
+    SUCCESSFUL: { paymentResponse: successfulResponse() },
+    FAILED: { errorMessage: 'Insufficient funds', detailedStatus: 'INSUFFICIENT_FUNDS' },
+    NOT_COMPLETED: { detailedStatus: 'ABANDONED_BY_USER' },
+    PENDING: {},
+  };
+  return { merchantId: MERCHANT, status, ...base[status], ...extra } as PaymentReportDto;
+}
+
+async function setup() {
+  const sessions = new InMemoryPaymentSessions();
+  const merchantStore = new InMemoryMerchants();
+  const transactions = new InMemoryTransactions(sessions, merchantStore);
+  const merchants = new MerchantService(merchantStore, transactions);
+  await merchants.createMerchant({ id: MERCHANT, name: 'Acme' });
+  await merchants.createMerchant({ id: OTHER, name: 'Globex' });
+  const service = new PaymentSessionService(sessions, merchants, transactions);
+  return { service, sessions, transactions };
+}
+
+const STATUSES: PaymentStatus[] = ['PENDING', 'NOT_COMPLETED', 'SUCCESSFUL', 'FAILED'];
+const FINALS: PaymentStatus[] = ['SUCCESSFUL', 'FAILED'];
+
+describe('PaymentSessionService: the state machine', () => {
+  it.each(STATUSES)('creates a session directly in %s, version 1, one transition', async (to) => {
+    const { service, sessions } = await setup();
+    const result = await service.report('vk_1', reportOf(to));
+    expect(result.outcome).toBe('created');
+    expect(result.session).toMatchObject({
+      validationKey: 'vk_1',
+      merchantId: MERCHANT,
+      version: 1,
+    });
+    expect(sessions.stored('vk_1')?.status).toBe(to);
+    expect(await service.history('vk_1')).toEqual([
+      expect.objectContaining({ version: 1, fromStatus: null, toStatus: to }),
+    ]);
+  });
+
+  // PENDING -> PENDING is the identical report: a no-op, tested below.
+  const moves = STATUSES.filter((s) => !FINALS.includes(s))
+    .flatMap((from) => STATUSES.map((to) => [from, to] as const))
+    .filter(([from, to]) => !(from === 'PENDING' && to === 'PENDING'));
+  it.each(moves)('moves a %s session to %s (version 2, transition recorded)', async (from, to) => {
+    const { service, sessions } = await setup();
+    // Created without detailedStatus, so NOT_COMPLETED -> NOT_COMPLETED (with one) is a change.
+    await service.report('vk_1', { merchantId: MERCHANT, status: from } as PaymentReportDto);
+    const result = await service.report('vk_1', reportOf(to));
+    expect(result.outcome).toBe('updated');
+    expect(result.session.version).toBe(2);
+    expect(sessions.stored('vk_1')).toMatchObject({ status: to, version: 2 });
+    const history = await service.history('vk_1');
+    expect(history?.map((t) => [t.fromStatus, t.toStatus, t.version])).toEqual([
+      [null, from, 1],
+      [from, to, 2],
+    ]);
+  });
+
+  it('moves a non-final session several times, one transition each', async () => {
+    const { service } = await setup();
+    await service.report('vk_1', reportOf('NOT_COMPLETED'));
+    for (const next of ['PENDING', 'NOT_COMPLETED', 'PENDING', 'SUCCESSFUL'] as PaymentStatus[]) {
+      expect((await service.report('vk_1', reportOf(next))).outcome).toBe('updated');
+    }
+    expect(await service.history('vk_1')).toHaveLength(5);
+  });
+
+  it.each(STATUSES)('treats the identical %s report again as a no-op', async (status) => {
+    const { service, sessions } = await setup();
+    await service.report('vk_1', reportOf(status));
+    const before = structuredClone(sessions.stored('vk_1'));
+    const again = await service.report('vk_1', reportOf(status));
+    expect(again.outcome).toBe('unchanged');
+    expect(again.session.version).toBe(1);
+    expect(sessions.stored('vk_1')).toEqual(before);
+    expect(await service.history('vk_1')).toHaveLength(1);
+  });
+
+  it('treats the same amounts written differently as the same report', async () => {
+    const { service } = await setup();
+    await service.report('vk_1', reportOf('SUCCESSFUL'));
+    const rewritten = reportOf('SUCCESSFUL', {
+      paymentResponse: successfulResponse({ money: { amount: '148.50', currency: 'eur' } }),
+    });
+    rewritten.paymentResponse!.money!.currency = 'EUR';
+    expect((await service.report('vk_1', rewritten)).outcome).toBe('unchanged');
+  });
+
+  const changesOfFinal: [PaymentStatus, string, PaymentReportDto][] = [
+    ['SUCCESSFUL', 'PENDING', reportOf('PENDING')],
+    ['SUCCESSFUL', 'NOT_COMPLETED', reportOf('NOT_COMPLETED')],
+    ['SUCCESSFUL', 'FAILED', reportOf('FAILED')],
+    [
+      'SUCCESSFUL',
+      'SUCCESSFUL with another traceId',
+      reportOf('SUCCESSFUL', { paymentResponse: successfulResponse({ traceId: 'TRC-2' }) }),
+    ],
+    [
+      'SUCCESSFUL',
+      'SUCCESSFUL with another amount',
+      reportOf('SUCCESSFUL', {
+        paymentResponse: successfulResponse({ money: { amount: 148.51, currency: 'EUR' } }),
+      }),
+    ],
+    ['FAILED', 'PENDING', reportOf('PENDING')],
+    ['FAILED', 'NOT_COMPLETED', reportOf('NOT_COMPLETED')],
+    ['FAILED', 'SUCCESSFUL', reportOf('SUCCESSFUL')],
+    ['FAILED', 'FAILED with another errorMessage', reportOf('FAILED', { errorMessage: 'Expired' })],
+    ['FAILED', 'FAILED with another detailedStatus', reportOf('FAILED', { detailedStatus: 'X' })],
+    [
+      'FAILED',
+      'FAILED without detailedStatus',
+      { merchantId: MERCHANT, status: 'FAILED', errorMessage: 'Insufficient funds' },
+    ],
+  ];
+  it.each(changesOfFinal)(
+    'refuses to change a %s session to %s: 409 CONFLICT, nothing stored',
+    async (final, _label, change) => {
+      const { service, sessions } = await setup();
+      await service.report('vk_1', reportOf(final));
+      const before = structuredClone(sessions.stored('vk_1'));
+      const error = await apiErrorOf(service.report('vk_1', change));
+      expect(error.code).toBe('CONFLICT');
+      expect(error.items[0].field).toBe('status');
+      expect(sessions.stored('vk_1')).toEqual(before);
+      expect(await service.history('vk_1')).toHaveLength(1);
+    },
+  );
+
+  it("refuses another merchant's report on a session with 409 naming merchantId", async () => {
+    const { service, sessions } = await setup();
+    await service.report('vk_1', reportOf('PENDING'));
+    const error = await apiErrorOf(
+      service.report('vk_1', reportOf('SUCCESSFUL', { merchantId: OTHER })),
+    );
+    expect(error.code).toBe('CONFLICT');
+    expect(error.items[0].field).toBe('merchantId');
+    expect(sessions.stored('vk_1')?.status).toBe('PENDING');
+  });
+
+  it('refuses an unknown merchant with 400 naming merchantId, nothing stored', async () => {
+    const { service, sessions } = await setup();
+    const error = await apiErrorOf(
+      service.report('vk_1', { merchantId: 'nobody', status: 'PENDING' } as PaymentReportDto),
+    );
+    expect(error.code).toBe('INVALID_PARAMETER');
+    expect(error.items.map((i) => i.field)).toEqual(['merchantId']);
+    expect(sessions.stored('vk_1')).toBeUndefined();
+  });
+
+  it.each([
+    ['SUCCESSFUL without paymentResponse', { status: 'SUCCESSFUL' }, ['paymentResponse']],
+    ['FAILED without errorMessage', { status: 'FAILED' }, ['errorMessage']],
+    ['PENDING with an errorMessage', { status: 'PENDING', errorMessage: 'no' }, ['errorMessage']],
+  ])('refuses %s with 400 per field, before touching storage', async (_label, body, fields) => {
+    const { service, transactions, sessions } = await setup();
+    const committed = transactions.committed;
+    const error = await apiErrorOf(
+      service.report('vk_1', { merchantId: MERCHANT, ...body } as PaymentReportDto),
+    );
+    expect(error.code).toBe('INVALID_PARAMETER');
+    expect(error.items.map((i) => i.field)).toEqual(fields);
+    expect(sessions.stored('vk_1')).toBeUndefined();
+    expect(transactions.committed).toBe(committed);
+  });
+
+  it.each([0, 256])('refuses a validation key of %i characters with 400', async (length) => {
+    const { service } = await setup();
+    const error = await apiErrorOf(service.report('k'.repeat(length), reportOf('PENDING')));
+    expect(error.items.map((i) => i.field)).toEqual(['validationKey']);
+  });
+});
+
+describe('PaymentSessionService: concurrent writers', () => {
+  it('judges a report again when another writer moved the session first', async () => {
+    const { service, sessions } = await setup();
+    await service.report('vk_1', reportOf('PENDING'));
+    // Between this report's read and its write, another writer makes the session FAILED.
+    sessions.beforeNextWrite = () =>
+      sessions.put({
+        ...sessions.stored('vk_1')!,
+        ...toStoredReport(reportOf('FAILED')),
+        version: 2,
+      });
+    const error = await apiErrorOf(service.report('vk_1', reportOf('SUCCESSFUL')));
+    expect(error.code).toBe('CONFLICT');
+    expect(sessions.stored('vk_1')).toMatchObject({ status: 'FAILED', version: 2 });
+  });
+
+  it('applies a report again after losing a race that left it valid', async () => {
+    const { service, sessions } = await setup();
+    await service.report('vk_1', reportOf('PENDING'));
+    sessions.beforeNextWrite = () =>
+      sessions.put({
+        ...sessions.stored('vk_1')!,
+        ...toStoredReport(reportOf('NOT_COMPLETED')),
+        version: 2,
+      });
+    const result = await service.report('vk_1', reportOf('SUCCESSFUL'));
+    expect(result.outcome).toBe('updated');
+    expect(sessions.stored('vk_1')).toMatchObject({ status: 'SUCCESSFUL', version: 3 });
+  });
+
+  it('judges a creation against the session another writer created first', async () => {
+    const { service, sessions } = await setup();
+    sessions.beforeNextWrite = () =>
+      sessions.put({
+        validationKey: 'vk_1',
+        merchantId: MERCHANT,
+        ...toStoredReport(reportOf('SUCCESSFUL')),
+        version: 1,
+      });
+    const same = await service.report('vk_1', reportOf('SUCCESSFUL'));
+    expect(same.outcome).toBe('unchanged');
+  });
+
+  it(`answers 409 after ${MAX_REPORT_ATTEMPTS} lost races, having stored nothing`, async () => {
+    const { service, sessions } = await setup();
+    await service.report('vk_1', reportOf('PENDING'));
+    let version = 1;
+    let races = 0;
+    const interfere = () => {
+      races++;
+      version++;
+      sessions.put({ ...sessions.stored('vk_1')!, version });
+      sessions.beforeNextWrite = interfere;
+    };
+    sessions.beforeNextWrite = interfere;
+    const error = await apiErrorOf(service.report('vk_1', reportOf('SUCCESSFUL')));
+    expect(error.code).toBe('CONFLICT');
+    expect(races).toBe(MAX_REPORT_ATTEMPTS);
+    expect(sessions.stored('vk_1')?.status).toBe('PENDING');
+  });
+
+  it('of concurrent conflicting final reports, exactly one wins', async () => {
+    const { service, sessions } = await setup();
+    await service.report('vk_1', reportOf('PENDING'));
+    // All different: an identical repeat of the winner would be a no-op, not a conflict.
+    const reports = Array.from({ length: 10 }, (_, i) =>
+      service.report(
+        'vk_1',
+        i % 2
+          ? reportOf('FAILED', { errorMessage: `Declined ${i}` })
+          : reportOf('SUCCESSFUL', { paymentResponse: successfulResponse({ traceId: `T-${i}` }) }),
+      ),
+    );
+    const results = await Promise.allSettled(reports);
+    const won = results.filter((r) => r.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    for (const lost of results.filter((r) => r.status === 'rejected')) {
+      expect((lost.reason as ApiError).code).toBe('CONFLICT');
+    }
+    expect(await service.history('vk_1')).toHaveLength(2);
+    expect(sessions.stored('vk_1')?.version).toBe(2);
+  });
+});
+
+describe('PaymentSessionService: the status lookup', () => {
+  it('builds the answer of the stored session', async () => {
+    const { service } = await setup();
+    await service.report('vk_1', reportOf('NOT_COMPLETED'));
+    expect(await service.statusBody('vk_1', MERCHANT)).toBe(
+      '{"payload":[{"status":"NOT_COMPLETED","detailedStatus":"ABANDONED_BY_USER"}]}',
+    );
+  });
+
+  it.each(['PENDING', 'NOT_COMPLETED'] as PaymentStatus[])(
+    'reads a %s session afresh on every lookup, so the next report shows at once',
+    async (status) => {
+      const { service, sessions } = await setup();
+      await service.report('vk_1', reportOf(status));
+      await service.statusBody('vk_1', MERCHANT);
+      await service.report('vk_1', reportOf('FAILED'));
+      const body = await service.statusBody('vk_1', MERCHANT);
+      expect(JSON.parse(body!).payload[0].status).toBe('FAILED');
+      expect(sessions.reads).toBe(2);
+    },
+  );
+
+  it.each(FINALS)('keeps the answer of a %s session: one read serves every lookup', async (s) => {
+    const { service, sessions } = await setup();
+    await service.report('vk_1', reportOf(s));
+    const first = await service.statusBody('vk_1', MERCHANT);
+    const second = await service.statusBody('vk_1', MERCHANT);
+    const third = await service.statusBody('vk_1');
+    expect(second).toBe(first);
+    expect(third).toBe(first);
+    expect(sessions.reads).toBe(1);
+  });
+
+  it("answers another merchant's session as a miss, before and after the answer is kept", async () => {
+    const { service } = await setup();
+    await service.report('vk_1', reportOf('SUCCESSFUL'));
+    expect(await service.statusBody('vk_1', OTHER)).toBeUndefined();
+    expect(await service.statusBody('vk_1', MERCHANT)).toBeDefined();
+    expect(await service.statusBody('vk_1', OTHER)).toBeUndefined();
+  });
+
+  it('answers an unknown key as a miss', async () => {
+    const { service } = await setup();
+    expect(await service.statusBody('vk_nope', MERCHANT)).toBeUndefined();
+  });
+
+  it.each([0, 256, 5000])(
+    'answers a key of %i characters as a miss without reading storage',
+    async (length) => {
+      const { service, sessions } = await setup();
+      expect(await service.statusBody('k'.repeat(length), MERCHANT)).toBeUndefined();
+      expect(sessions.reads).toBe(0);
+    },
+  );
+
+  it('has no history for an unknown session', async () => {
+    const { service } = await setup();
+    expect(await service.history('vk_nope')).toBeUndefined();
+  });
+});

@@ -1,0 +1,107 @@
+import type { Tx } from '../../src/database/transactions.js';
+import {
+  PaymentSessionRepository,
+  SessionRecord,
+  TransitionRecord,
+} from '../../src/payment-status/payment-session.repository.js';
+import type { StoredReport } from '../../src/payment-status/payment-status.shapes.js';
+import { Rollbackable, copy } from './in-memory-transactions.js';
+
+interface State {
+  sessions: Map<string, SessionRecord>;
+  transitions: Map<string, TransitionRecord[]>;
+}
+
+export class InMemoryPaymentSessions extends PaymentSessionRepository implements Rollbackable {
+  private state: State = { sessions: new Map(), transitions: new Map() };
+  /** Hot-path reads made, to check what the service keeps in memory. */
+  reads = 0;
+  /**
+   * Runs once before the next conditional update or insert, as another writer would: lets a test
+   * move the stored session between the service's read and its write.
+   */
+  beforeNextWrite?: () => void;
+
+  async find(validationKey: string): Promise<SessionRecord | undefined> {
+    this.reads++;
+    const session = this.state.sessions.get(validationKey);
+    return session && copy(session);
+  }
+
+  async findIn(_tx: Tx, validationKey: string): Promise<SessionRecord | undefined> {
+    const session = this.state.sessions.get(validationKey);
+    return session && copy(session);
+  }
+
+  async insert(_tx: Tx, session: SessionRecord): Promise<boolean> {
+    this.interfere();
+    if (this.state.sessions.has(session.validationKey)) return false;
+    this.state.sessions.set(session.validationKey, copy(session));
+    return true;
+  }
+
+  async updateIfVersion(
+    _tx: Tx,
+    validationKey: string,
+    expectedVersion: number,
+    next: StoredReport,
+  ): Promise<boolean> {
+    this.interfere();
+    const current = this.state.sessions.get(validationKey);
+    if (!current || current.version !== expectedVersion) return false;
+    this.state.sessions.set(validationKey, {
+      ...current,
+      ...copy(next),
+      version: expectedVersion + 1,
+    });
+    return true;
+  }
+
+  async addTransition(
+    _tx: Tx,
+    validationKey: string,
+    transition: Omit<TransitionRecord, 'at'>,
+  ): Promise<void> {
+    const list = this.state.transitions.get(validationKey) ?? [];
+    if (list.some((t) => t.version === transition.version)) {
+      throw new Error(`transition ${validationKey}@${transition.version} recorded twice`);
+    }
+    list.push({ ...transition, at: new Date() });
+    this.state.transitions.set(validationKey, list);
+  }
+
+  async history(validationKey: string): Promise<TransitionRecord[]> {
+    return copy(this.state.transitions.get(validationKey) ?? []);
+  }
+
+  /** Writes made by "another process": committed, so no rollback of ours undoes them. */
+  private foreignWrites: SessionRecord[] = [];
+
+  /** Writes a session directly and commits it, as another process would. */
+  put(session: SessionRecord): void {
+    this.state.sessions.set(session.validationKey, copy(session));
+    this.foreignWrites.push(copy(session));
+  }
+
+  stored(validationKey: string): SessionRecord | undefined {
+    return this.state.sessions.get(validationKey);
+  }
+
+  snapshot(): unknown {
+    this.foreignWrites = [];
+    return copy(this.state);
+  }
+
+  restore(snapshot: unknown): void {
+    this.state = copy(snapshot as State);
+    for (const session of this.foreignWrites) {
+      this.state.sessions.set(session.validationKey, copy(session));
+    }
+  }
+
+  private interfere(): void {
+    const hook = this.beforeNextWrite;
+    this.beforeNextWrite = undefined;
+    hook?.();
+  }
+}
