@@ -6,7 +6,7 @@ import { runCommand } from './cli/run-command.js';
 import { serve } from './cli/serve.js';
 import { validateSeed } from './seeding/seed-validation.js';
 import { SeedRunner } from './seeding/seed-runner.js';
-import { DEMO_MERCHANT_ID } from './merchants/merchant.service.js';
+import { DEMO_MERCHANT_ID, MerchantService } from './merchants/merchant.service.js';
 
 export const DEMO_SEED_FILE = fileURLToPath(new URL('../seeds/demo.json', import.meta.url));
 
@@ -22,7 +22,7 @@ await runCommand(async (baseConfig) => {
   if (!seed.ok) throw new Error(`${DEMO_SEED_FILE} is not a valid seed file`);
   let seeded = false;
 
-  const { url } = await serve(config, {
+  const { app, url } = await serve(config, {
     migrate: true,
     beforeListen: async (app) => {
       const [row] = (await app
@@ -37,7 +37,10 @@ await runCommand(async (baseConfig) => {
     },
   });
 
-  const demoKey = seed.seed.merchants?.find((m) => m.id === DEMO_MERCHANT_ID)?.apiKeys?.[0];
+  const demoKey = await demoKeyLine(
+    app.get(MerchantService),
+    seed.seed.merchants?.find((m) => m.id === DEMO_MERCHANT_ID)?.apiKeys?.[0],
+  );
   const lines = [
     '',
     `  Payment gateway read API (sandbox) at ${url}`,
@@ -47,12 +50,33 @@ await runCommand(async (baseConfig) => {
       : '  Demo data:    database not empty, nothing seeded',
     config.authMode === 'none'
       ? '  Auth:         AUTH_MODE=none, no key needed'
-      : `  Demo API key: ${demoKey}   (send it in the "key" header)`,
+      : `  Demo API key: ${demoKey.text}`,
     baseConfig.adminToken
       ? '  Operator API: Authorization: Bearer <your ADMIN_TOKEN>'
       : `  Operator API: Authorization: Bearer ${adminToken}   (this run only; set ADMIN_TOKEN to choose)`,
-    `  Try:          curl -H 'key: ${demoKey}' ${url}/api/crypto-currency-protocol-processors?countryCode=IE`,
+    `  Try:          curl ${config.authMode === 'none' ? '' : `-H 'key: ${demoKey.key ?? '<your key>'}' `}${url}/api/crypto-currency-protocol-processors?countryCode=IE`,
     '',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 });
+
+/**
+ * The banner's key line. The published demo key is advertised only while it works: an operator
+ * may have revoked it, and a database seeded from elsewhere may not hold it at all.
+ */
+async function demoKeyLine(
+  merchants: MerchantService,
+  plaintext: string | undefined,
+): Promise<{ key?: string; text: string }> {
+  const state = plaintext && (await merchants.keyState(DEMO_MERCHANT_ID, plaintext));
+  if (plaintext && state === 'active') {
+    return { key: plaintext, text: `${plaintext}   (send it in the "key" header)` };
+  }
+  const what = state === 'revoked' ? 'revoked' : 'not in this database';
+  const keys = `/admin/merchants/${DEMO_MERCHANT_ID}/api-keys`;
+  return {
+    text: (await merchants.demoKeyActive())
+      ? `${what}; merchant "${DEMO_MERCHANT_ID}" has other working keys (GET ${keys})`
+      : `${what}; create one with POST ${keys}`,
+  };
+}

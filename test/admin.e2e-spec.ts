@@ -342,6 +342,65 @@ describe('operator API (e2e)', () => {
     });
   });
 
+  describe('codes are ASCII only', () => {
+    it('refuses ſol/ſpl/ıt in a new pair with one 400 entry per field, and stores nothing', async () => {
+      const before = await admin(`${PAIRS}?size=100`);
+      const r = await admin(PAIRS, {
+        method: 'POST',
+        body: { currencyCode: 'ſol', currencyName: 'Solana', protocol: 'ſpl', countryCode: 'ıt' },
+      });
+      const errors = expectEnvelope(r, 400, 'INVALID_PARAMETER');
+      expect(errors).toEqual([
+        expect.objectContaining({
+          field: 'currencyCode',
+          message: 'must be 1 to 16 letters or digits',
+        }),
+        expect.objectContaining({
+          field: 'protocol',
+          message: 'must be 1 to 32 of the characters A-Z a-z 0-9 _ -',
+        }),
+        expect.objectContaining({ field: 'countryCode', message: 'must be two letters A-Z' }),
+      ]);
+      const after = await admin(`${PAIRS}?size=100`);
+      expect(after.body).toEqual(before.body);
+      const sol = await admin(`${PAIRS}?currencyCode=SOL&protocol=SPL&countryCode=IT`);
+      expect(sol.body.page.total).toBe(0);
+    });
+
+    it.each([
+      ['countryCode', 'ıe'],
+      ['currencyCode', 'uſdt'],
+      ['protocol', 'ſpl'],
+    ])('refuses %s=%j in the operator list with a 400 naming the field', async (field, value) => {
+      const r = await admin(`${PAIRS}?${field}=${encodeURIComponent(value)}`);
+      expect(expectEnvelope(r, 400, 'INVALID_PARAMETER')).toEqual([
+        expect.objectContaining({ type: 'VALIDATION', field }),
+      ]);
+    });
+
+    it('refuses a payment response whose currency or customerCountryCode is not ASCII', async () => {
+      await t.seed({ merchants: [{ id: 'ascii', name: 'Ascii' }] });
+      const key = 'vk_admin_ascii_codes_0001';
+      const r = await admin(`/admin/payment-sessions/${key}`, {
+        method: 'PUT',
+        body: {
+          merchantId: 'ascii',
+          status: 'SUCCESSFUL',
+          paymentResponse: successfulResponse({
+            destinationMoney: { amount: 161.37, currency: 'uſdt' },
+            customerCountryCode: 'ıe',
+          }),
+        },
+      });
+      const errors = expectEnvelope(r, 400, 'INVALID_PARAMETER');
+      expect(errors.map((e) => e.field).sort()).toEqual([
+        'paymentResponse.customerCountryCode',
+        'paymentResponse.destinationMoney.currency',
+      ]);
+      expectEnvelope(await admin(`/admin/payment-sessions/${key}/history`), 404, 'NOT_FOUND');
+    });
+  });
+
   describe('merchants', () => {
     it('creates a merchant with 201 and refuses the same id again with 409 CONFLICT', async () => {
       const r = await admin('/admin/merchants', {

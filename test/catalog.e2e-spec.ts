@@ -134,6 +134,25 @@ describe('catalog (e2e)', () => {
     expect(errors).toEqual([expect.objectContaining({ type: 'VALIDATION', field })]);
   });
 
+  it.each([
+    ['countryCode', 'ıe', 'must be two letters A-Z'],
+    ['countryCode', 'ıE', 'must be two letters A-Z'],
+    ['currencyCode', 'uſdt', 'must be 1 to 16 letters or digits'],
+    ['currencyCode', 'uﬀ', 'must be 1 to 16 letters or digits'],
+    ['protocol', 'ſol_net-2', 'must be 1 to 32 of the characters A-Z a-z 0-9 _ -'],
+  ])(
+    'refuses %s=%j (a letter that upper-cases into ASCII) with a 400 naming the field',
+    async (field, value, message) => {
+      for (const path of [CATALOG, '/api/crypto-currency-protocol-processor']) {
+        const r = await http(`${t.url}${path}?${field}=${encodeURIComponent(value)}`);
+        const errors = expectEnvelope(r, 400, 'INVALID_PARAMETER');
+        expect(errors).toEqual([
+          { type: 'VALIDATION', errorCode: 'INVALID_PARAMETER', message, field },
+        ]);
+      }
+    },
+  );
+
   it('reports one error per bad field', async () => {
     const r = await http(t.url + CATALOG + '?countryCode=X&size=0&page=-1&protocol=%20');
     const errors = expectEnvelope(r, 400, 'INVALID_PARAMETER');

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -197,6 +197,180 @@ describe('seed command (e2e)', () => {
     const run = await seed([DEMO_FILE, '--dry-run']);
     expect(run.code).toBe(0);
     expect(await counts()).toMatchObject({ pairs: 0, merchants: 0, sessions: 0 });
+  });
+
+  /** Every row of every table (schema included), read without migrating. */
+  async function contents(withConfig: AppConfig = config) {
+    const context = await seedContext(withConfig, { migrate: false });
+    try {
+      const db = context.get(DataSource);
+      const tables = (await db.query(
+        "SELECT name, sql FROM sqlite_master WHERE type IN ('table', 'index') ORDER BY name",
+      )) as { name: string; sql: string | null }[];
+      const rows: Record<string, unknown> = {};
+      for (const { name } of tables.filter((t) => t.sql?.startsWith('CREATE TABLE'))) {
+        rows[name] = await db.query(`SELECT * FROM "${name}" ORDER BY 1`);
+      }
+      return { tables, rows };
+    } finally {
+      await context.close();
+    }
+  }
+
+  describe('--dry-run runs every check of the real run, then rolls back', () => {
+    /** The database the real and the dry runs below start from. */
+    const BASE = {
+      merchants: [MERCHANT],
+      cryptoPairs: [pair('USDT', 'TRC20', 'IE')],
+      paymentSessions: [
+        {
+          validationKey: 'vk_done',
+          merchantId: 'acme',
+          status: 'SUCCESSFUL',
+          paymentResponse: successfulResponse(),
+        },
+        { validationKey: 'vk_wait', merchantId: 'acme', status: 'PENDING' },
+      ],
+    };
+
+    it.each([
+      [
+        'names an unknown merchant',
+        {
+          cryptoPairs: [pair('USDC', 'ERC20', 'DE')],
+          paymentSessions: [{ validationKey: 'vk_new', merchantId: 'nobody', status: 'PENDING' }],
+        },
+        ['paymentSessions[0].merchantId: must name an existing merchant'],
+      ],
+      [
+        'changes a final session',
+        {
+          merchants: [{ id: 'other', name: 'Other' }],
+          paymentSessions: [
+            { validationKey: 'vk_wait', merchantId: 'acme', status: 'NOT_COMPLETED' },
+            { validationKey: 'vk_done', merchantId: 'acme', status: 'FAILED', errorMessage: 'x' },
+          ],
+        },
+        [
+          'paymentSessions[1].status: The payment session is SUCCESSFUL, a final state; it cannot change.',
+        ],
+      ],
+      [
+        'moves a session to another merchant',
+        {
+          merchants: [{ id: 'other', name: 'Other' }],
+          paymentSessions: [{ validationKey: 'vk_wait', merchantId: 'other', status: 'PENDING' }],
+        },
+        ['paymentSessions[0].merchantId: This payment session belongs to another merchant.'],
+      ],
+    ])(
+      'refuses a file that %s with the lines and exit code of the real run',
+      async (_what, content, lines) => {
+        expect((await seed([file(BASE)])).code).toBe(0);
+        const before = await contents();
+        const bad = file(content);
+        const expected = [
+          ...lines.map((line) => `${bad}: ${line}`),
+          `${bad}: ${lines.length} error(s); nothing was written`,
+        ];
+
+        const dry = await seed([bad, '--dry-run']);
+        expect(dry).toEqual({ code: 1, out: [], err: expected });
+        expect(await contents()).toEqual(before);
+
+        const real = await seed([bad]);
+        expect(real).toEqual({ code: 1, out: [], err: expected });
+        expect(await contents()).toEqual(before);
+      },
+    );
+
+    it('accepts a valid file, says what it would change, and leaves every row as it was', async () => {
+      expect((await seed([file(BASE)])).code).toBe(0);
+      const before = await contents();
+      const change = file({
+        merchants: [
+          { ...MERCHANT, name: 'Acme Ltd' },
+          { id: 'other', name: 'Other' },
+        ],
+        cryptoPairs: [pair('USDT', 'TRC20', 'IE', false), pair('USDC', 'ERC20', 'DE')],
+        paymentSessions: [
+          { validationKey: 'vk_wait', merchantId: 'acme', status: 'NOT_COMPLETED' },
+          { validationKey: 'vk_fresh', merchantId: 'other', status: 'PENDING' },
+          BASE.paymentSessions[0],
+        ],
+      });
+      const summary =
+        '2 crypto pairs (2 added or changed), 2 merchants (2 added or changed), ' +
+        '3 payment sessions (1 created, 1 updated, 1 unchanged)';
+
+      const dry = await seed([change, '--dry-run']);
+      expect(dry).toEqual({
+        code: 0,
+        out: [`${change}: dry run, nothing written; the file would load ${summary}`],
+        err: [],
+      });
+      expect(await contents()).toEqual(before);
+
+      // The real run then does what the dry run announced.
+      expect(await seed([change])).toEqual({ code: 0, out: [`${change}: ${summary}`], err: [] });
+      expect(await contents()).not.toEqual(before);
+    });
+
+    it('leaves no database file behind when there was none', async () => {
+      const path = join(dir, 'new', 'never.sqlite');
+      const fresh = loadConfig({ DATABASE_URL: `sqlite:${path}`, LOG_LEVEL: 'silent' });
+      const run = await seed([DEMO_FILE, '--dry-run'], fresh);
+      expect(run.code).toBe(0);
+      expect(run.out[0]).toMatch(/would load \d+ crypto pairs \(\d+ added or changed\)/);
+      expect(existsSync(path)).toBe(false);
+    });
+
+    it('migrates an unmigrated database only inside the transaction it rolls back', async () => {
+      writeFileSync(join(dir, 'x.sqlite'), '');
+      const before = await contents();
+      expect(before.tables).toEqual([]);
+      const run = await seed([DEMO_FILE, '--dry-run']);
+      expect(run.code).toBe(0);
+      expect(await contents()).toEqual(before);
+    });
+  });
+
+  it.each([false, true])(
+    'refuses an unknown top-level section as a bad record (dry run: %s)',
+    async (dryRun) => {
+      const bad = file({
+        cryptoPairs: [pair('USDT', 'TRC20', 'IE')],
+        paymentSession: [{ validationKey: 'vk_1', merchantId: 'acme', status: 'PENDING' }],
+        'two\nlines': true,
+      });
+      const run = await seed(dryRun ? [bad, '--dry-run'] : [bad]);
+      expect(run).toEqual({
+        code: 1,
+        out: [],
+        err: [
+          `${bad}: "two\\nlines": is not a known section (cryptoPairs, merchants, paymentSessions)`,
+          `${bad}: paymentSession: is not a known section (cryptoPairs, merchants, paymentSessions)`,
+          `${bad}: 2 error(s); nothing was written`,
+        ],
+      });
+      expect(await counts()).toMatchObject({ pairs: 0 });
+    },
+  );
+
+  it('refuses codes with letters that upper-case into ASCII (ſol, ſpl, ıt)', async () => {
+    const bad = file({ cryptoPairs: [pair('ſol', 'ſpl', 'ıt'), pair('SOL', 'SPL', 'IT')] });
+    const run = await seed([bad]);
+    expect(run).toEqual({
+      code: 1,
+      out: [],
+      err: [
+        `${bad}: cryptoPairs[0].countryCode: must be two letters A-Z`,
+        `${bad}: cryptoPairs[0].currencyCode: must be 1 to 16 letters or digits`,
+        `${bad}: cryptoPairs[0].protocol: must be 1 to 32 of the characters A-Z a-z 0-9 _ -`,
+        `${bad}: 3 error(s); nothing was written`,
+      ],
+    });
+    expect(await counts()).toMatchObject({ pairs: 0 });
   });
 
   it('refuses a file that is not valid JSON with one clear line', async () => {

@@ -1,14 +1,17 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '../src/cli/serve.js';
 import { loadConfig } from '../src/config/app-config.js';
 import { http } from './support/test-app.js';
 
-/** Runs the real entry point (src/main.ts) in a child process with the given environment. */
+/**
+ * Runs the real entry point (dist/main.js, as `npm run start:prod` does; the test setup builds it)
+ * in a child process with the given environment.
+ */
 function runMain(env: Record<string, string>) {
-  return spawnSync(process.execPath, ['node_modules/tsx/dist/cli.mjs', 'src/main.ts'], {
+  return spawnSync(process.execPath, ['dist/main.js'], {
     env: { PATH: process.env.PATH, ...env },
     encoding: 'utf8',
     timeout: 60_000,
@@ -35,6 +38,28 @@ describe('start-up (e2e)', () => {
     expect(lines[0]).toContain(variable);
     expect(lines[0]).toMatch(/^Invalid configuration: /);
     expect(result.stdout).toBe('');
+  });
+
+  it('refuses HOST=999.1.1.1 with one line before it touches the database', () => {
+    const database = join(dir, 'db', 'gateway.sqlite');
+    const result = runMain({ HOST: '999.1.1.1', PORT: '0', DATABASE_URL: `sqlite:${database}` });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toEqual([expect.stringMatching(/^Invalid configuration: HOST must be /)]);
+    expect(lines[0]).toContain('"999.1.1.1"');
+    // Not migrated, not even opened: no database file and no folder for it.
+    expect(existsSync(database)).toBe(false);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('names the accepted schemes for an unknown DATABASE_URL, without the rest of the URL', () => {
+    const result = runMain({ PORT: '0', DATABASE_URL: 'mysql://root:s3cret-pass@db/x' });
+    expect(result.status).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('sqlite:<path>, sqlite::memory:');
+    expect(lines[0]).not.toContain('s3cret-pass');
   });
 
   it('refuses AUTH_MODE=none in production', async () => {

@@ -1,14 +1,29 @@
-import { Body, Controller, Delete, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Endpoint } from '../common/http/endpoint.decorator.js';
 import { CreateMerchantDto, CreatedApiKeyDto, MerchantDto } from '../merchants/dto/merchant.dto.js';
 import { MerchantService } from '../merchants/merchant.service.js';
+import { PageQueryDto } from '../catalog/dto/page-query.dto.js';
 import { MerchantKeyParams, MerchantParams } from './dto/admin-params.dto.js';
+import { AdminApiKeyPageDto, AdminMerchantPageDto } from './dto/admin-views.dto.js';
 
 @ApiTags('Operator: merchants')
 @Controller('admin/merchants')
 export class AdminMerchantsController {
   constructor(private readonly merchants: MerchantService) {}
+
+  @Get()
+  @Endpoint({
+    operationId: 'listMerchants',
+    summary: 'Every merchant, ordered by id, paginated like the catalog',
+    access: 'operator',
+    responses: [{ status: 200, type: AdminMerchantPageDto }],
+    errors: ['INVALID_PARAMETER'],
+  })
+  async list(@Query() query: PageQueryDto): Promise<AdminMerchantPageDto> {
+    const { payload, total } = await this.merchants.listMerchants(query);
+    return { payload, page: { size: query.size, page: query.page, total } };
+  }
 
   @Post()
   @Endpoint({
@@ -16,6 +31,7 @@ export class AdminMerchantsController {
     summary: 'Create a merchant',
     access: 'operator',
     responses: [{ status: 201, type: MerchantDto }],
+    body: true,
     errors: ['INVALID_PARAMETER', 'MALFORMED_REQUEST', 'CONFLICT'],
   })
   create(@Body() input: CreateMerchantDto): Promise<MerchantDto> {
@@ -33,6 +49,28 @@ export class AdminMerchantsController {
   })
   createKey(@Param() params: MerchantParams): Promise<CreatedApiKeyDto> {
     return this.merchants.createKey(params.id);
+  }
+
+  @Get(':id/api-keys')
+  @Endpoint({
+    operationId: 'listApiKeys',
+    summary: "A merchant's API keys, revoked ones included, oldest first",
+    description:
+      'Each key with its id, creation and revocation times and its last 4 characters; never the key or its hash.',
+    access: 'operator',
+    responses: [{ status: 200, type: AdminApiKeyPageDto }],
+    errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
+  })
+  async listKeys(
+    @Param() params: MerchantParams,
+    @Query() query: PageQueryDto,
+  ): Promise<AdminApiKeyPageDto> {
+    const { payload, total } = await this.merchants.listKeys(params.id, query);
+    return {
+      merchantId: params.id,
+      payload,
+      page: { size: query.size, page: query.page, total },
+    };
   }
 
   @Delete(':id/api-keys/:keyId')

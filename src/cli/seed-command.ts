@@ -1,9 +1,14 @@
 import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { DataSource } from 'typeorm';
+import { DataSource, MigrationExecutor } from 'typeorm';
 import { AppModule } from '../app.module.js';
 import type { AppConfig } from '../config/app-config.js';
+import type { FieldError } from '../common/validation.js';
+import { sqlitePath } from '../database/data-source-options.js';
+import type { Tx } from '../database/transactions.js';
+import { managerOf } from '../database/typeorm-transactions.js';
 import { SeedRejected, SeedRunner, SeedSummary } from '../seeding/seed-runner.js';
 import { validateSeed } from '../seeding/seed-validation.js';
 
@@ -15,9 +20,10 @@ export interface Output {
 export const USAGE = 'usage: npm run seed -- <file.json> [--dry-run]';
 
 /**
- * `npm run seed -- <file> [--dry-run]`: validates the whole file, then (unless dry-run) runs
- * pending migrations and applies it in one transaction. Returns the exit code: 0 on success,
- * 1 on any bad record (nothing written), 2 on bad usage.
+ * `npm run seed -- <file> [--dry-run]`: validates the whole file, runs pending migrations and
+ * applies it in one transaction. A dry run does all of that, migrations included, in a
+ * transaction it rolls back: it refuses exactly what the real run refuses and writes nothing.
+ * Returns the exit code: 0 on success, 1 on any bad record (nothing written), 2 on bad usage.
  */
 export async function seedCommand(args: string[], config: AppConfig, io: Output): Promise<number> {
   const dryRun = args.includes('--dry-run');
@@ -37,40 +43,67 @@ export async function seedCommand(args: string[], config: AppConfig, io: Output)
     return 1;
   }
   const validation = await validateSeed(content);
-  if (!validation.ok) {
-    for (const error of validation.errors) io.err(`${file}: ${error.field}: ${error.message}`);
-    io.err(`${file}: ${validation.errors.length} error(s); nothing was written`);
-    return 1;
-  }
-  const { seed } = validation;
-  if (dryRun) {
-    io.out(
-      `${file}: valid (${seed.cryptoPairs?.length ?? 0} crypto pairs, ${seed.merchants?.length ?? 0} merchants, ` +
-        `${seed.paymentSessions?.length ?? 0} payment sessions); dry run, nothing written`,
-    );
-    return 0;
-  }
-  const context = await seedContext(config);
+  if (!validation.ok) return refused(io, file, validation.errors);
+
+  const context = dryRun
+    ? await seedContext(dryRunConfig(config), { migrate: false })
+    : await seedContext(config);
   try {
-    const summary = await context.get(SeedRunner).run(seed);
-    io.out(`${file}: ${describe(summary)}`);
+    const runner = context.get(SeedRunner);
+    const dataSource = context.get(DataSource);
+    const summary = await runner.run(
+      validation.seed,
+      dryRun ? { dryRun, prepare: (tx) => migrateWithin(dataSource, tx) } : {},
+    );
+    io.out(
+      dryRun
+        ? `${file}: dry run, nothing written; the file would load ${describe(summary)}`
+        : `${file}: ${describe(summary)}`,
+    );
     return 0;
   } catch (error) {
     if (!(error instanceof SeedRejected)) throw error;
-    for (const e of error.errors) io.err(`${file}: ${e.field}: ${e.message}`);
-    io.err(`${file}: ${error.errors.length} error(s); nothing was written`);
-    return 1;
+    return refused(io, file, error.errors);
   } finally {
     await context.close();
   }
 }
 
-/** An application context on the configured database, migrated, without HTTP. */
-export async function seedContext(config: AppConfig): Promise<INestApplicationContext> {
+/** One line per refused record, then the count: the same for a real run and a dry run. */
+function refused(io: Output, file: string, errors: FieldError[]): number {
+  for (const error of errors) io.err(`${file}: ${error.field}: ${error.message}`);
+  io.err(`${file}: ${errors.length} error(s); nothing was written`);
+  return 1;
+}
+
+/**
+ * A SQLite file that does not exist yet is an empty database: a dry run against it uses an
+ * empty in-memory one instead, so that it does not leave a new file behind.
+ */
+function dryRunConfig(config: AppConfig): AppConfig {
+  if (!config.databaseUrl.startsWith('sqlite:')) return config;
+  const path = sqlitePath(config.databaseUrl);
+  return path === ':memory:' || existsSync(path)
+    ? config
+    : { ...config, databaseUrl: 'sqlite::memory:' };
+}
+
+/** Runs the pending migrations inside the caller's transaction, so they roll back with it. */
+async function migrateWithin(dataSource: DataSource, tx: Tx): Promise<void> {
+  const executor = new MigrationExecutor(dataSource, managerOf(tx).queryRunner);
+  executor.transaction = 'all'; // the transaction already open: the caller's
+  await executor.executePendingMigrations();
+}
+
+/** An application context on the configured database, without HTTP; migrated unless told not to. */
+export async function seedContext(
+  config: AppConfig,
+  options: { migrate: boolean } = { migrate: true },
+): Promise<INestApplicationContext> {
   const context = await NestFactory.createApplicationContext(AppModule.forRoot(config), {
     logger: false,
   });
-  await context.get(DataSource).runMigrations({ transaction: 'each' });
+  if (options.migrate) await context.get(DataSource).runMigrations({ transaction: 'each' });
   return context;
 }
 

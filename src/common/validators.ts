@@ -36,9 +36,18 @@ export function IsMoneyAmount(options?: ValidationOptions): PropertyDecorator {
   );
 }
 
-/** Upper-cases a string value, leaves anything else for the validators to refuse. */
-export const UpperCase = (): PropertyDecorator =>
-  Transform(({ value }) => (typeof value === 'string' ? value.toUpperCase() : value));
+/**
+ * Upper-cases the ASCII letters a-z and nothing else. String.prototype.toUpperCase maps some
+ * other letters onto ASCII (`ı` → `I`, `ſ` → `S`, `ﬀ` → `FF`), which would let `ıe` pass as `IE`;
+ * left alone, such characters fail the code's ASCII pattern.
+ */
+export function asciiUpperCase(value: string): string {
+  return value.replace(/[a-z]+/g, (letters) => letters.toUpperCase());
+}
+
+/** Codes: upper-cases the ASCII letters of a string value; anything else is left for the validators. */
+export const AsciiUpperCase = (): PropertyDecorator =>
+  Transform(({ value }) => (typeof value === 'string' ? asciiUpperCase(value) : value));
 
 /** Trims a string value, leaves anything else for the validators to refuse. */
 export const Trim = (): PropertyDecorator =>

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from './app-config.js';
+import { ConfigError, INTEGER_VARIABLES, IntegerVariable, loadConfig } from './app-config.js';
 
 /** The ConfigError thrown for this environment. */
 function configError(env: Record<string, string>): ConfigError {
@@ -23,6 +23,13 @@ describe('loadConfig', () => {
     expect(config.adminToken).toBeUndefined();
     expect(config.logLevel).toBe('info');
     expect(config.migrationsRun).toBe(true);
+    expect(config.shutdownTimeoutMs).toBe(10_000);
+    expect(config.http).toEqual({
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 5_000,
+    });
+    expect(config.rateLimit).toMatchObject({ generalLimit: 600, notFoundLimit: 30 });
   });
 
   it('treats empty values as unset', () => {
@@ -128,5 +135,147 @@ describe('loadConfig', () => {
   it('accepts the boundary ports', () => {
     expect(loadConfig({ PORT: '0' }).port).toBe(0);
     expect(loadConfig({ PORT: '65535' }).port).toBe(65535);
+  });
+
+  it.each([
+    '127.0.0.1',
+    '0.0.0.0',
+    '::',
+    '::1',
+    'fe80::1',
+    'localhost',
+    'api.example.com',
+    'gw-1',
+    '3com.net',
+    `${'a'.repeat(63)}.example`,
+  ])('accepts HOST=%j', (host) => {
+    expect(loadConfig({ HOST: host }).host).toBe(host);
+  });
+
+  it.each([
+    '999.1.1.1',
+    '256.0.0.1',
+    '1.2.3',
+    '1.2.3.4.5',
+    '[::1]',
+    ':::1',
+    'under_score.example',
+    '-leading.example',
+    'trailing-.example',
+    'a..b',
+    'host name',
+    'http://localhost',
+    'localhost:3000',
+    'ünicode.example',
+    `${'a'.repeat(64)}.example`,
+    `${'abcdefg.'.repeat(32)}com`,
+  ])('refuses HOST=%j with one line naming HOST and the rule', (host) => {
+    const error = configError({ HOST: host });
+    expect(error.variable).toBe('HOST');
+    expect(error.message).toMatch(
+      /^Invalid configuration: HOST must be an IPv4 or IPv6 address or a host name/,
+    );
+    expect(error.message).not.toContain('\n');
+  });
+
+  it('names the accepted DATABASE_URL forms for an unknown scheme, without echoing the URL', () => {
+    const error = configError({ DATABASE_URL: 'mysql://root:s3cret-pass@db:3306/gateway' });
+    expect(error.variable).toBe('DATABASE_URL');
+    expect(error.message).toContain('sqlite:<path>');
+    expect(error.message).toContain('sqlite::memory:');
+    expect(error.message).toContain('"mysql:"');
+    expect(error.message).not.toContain('s3cret-pass');
+  });
+
+  it.each(['postgres://user:pw@localhost:5432/db', 'postgresql://localhost/db', 'file.sqlite'])(
+    'does not accept DATABASE_URL=%j in this build',
+    (url) => {
+      const error = configError({ DATABASE_URL: url });
+      expect(error.message).toMatch(/DATABASE_URL must be one of sqlite:<path>, sqlite::memory:/);
+      expect(error.message).not.toContain(':pw@');
+    },
+  );
+
+  it('accepts the sqlite forms of DATABASE_URL', () => {
+    expect(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.sqlite' }).databaseUrl).toBe(
+      'sqlite:/tmp/x.sqlite',
+    );
+    expect(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).databaseUrl).toBe('sqlite::memory:');
+  });
+
+  it('documents these defaults and limits for the time limits', () => {
+    expect(INTEGER_VARIABLES).toMatchObject({
+      SHUTDOWN_TIMEOUT_MS: { default: 10_000, min: 1_000, max: 120_000 },
+      HEADERS_TIMEOUT_MS: { default: 10_000, min: 1_000, max: 120_000 },
+      REQUEST_TIMEOUT_MS: { default: 30_000, min: 1_000, max: 600_000 },
+      KEEP_ALIVE_TIMEOUT_MS: { default: 5_000, min: 1_000, max: 120_000 },
+    });
+  });
+
+  /** Where each integer variable lands in the AppConfig. */
+  const integerValue: Record<IntegerVariable, (env: Record<string, string>) => number> = {
+    PORT: (env) => loadConfig(env).port,
+    CATALOG_CACHE_TTL_SECONDS: (env) => loadConfig(env).catalogCacheTtlSeconds,
+    RATE_LIMIT_PER_MINUTE: (env) => loadConfig(env).rateLimit.generalLimit,
+    RATE_LIMIT_STATUS_NOT_FOUND_PER_MINUTE: (env) => loadConfig(env).rateLimit.notFoundLimit,
+    SHUTDOWN_TIMEOUT_MS: (env) => loadConfig(env).shutdownTimeoutMs,
+    // The request limit must not be below the headers limit: keep it out of the way.
+    HEADERS_TIMEOUT_MS: (env) =>
+      loadConfig({ REQUEST_TIMEOUT_MS: '600000', ...env }).http.headersTimeoutMs,
+    REQUEST_TIMEOUT_MS: (env) =>
+      loadConfig({ HEADERS_TIMEOUT_MS: '1000', ...env }).http.requestTimeoutMs,
+    KEEP_ALIVE_TIMEOUT_MS: (env) => loadConfig(env).http.keepAliveTimeoutMs,
+  };
+
+  describe.each(
+    Object.entries(INTEGER_VARIABLES) as [
+      IntegerVariable,
+      { default: number; min: number; max: number },
+    ][],
+  )('%s', (variable, rule) => {
+    const value = integerValue[variable];
+
+    it('has its default when unset, and accepts both limits', () => {
+      expect(value({})).toBe(rule.default);
+      expect(value({ [variable]: String(rule.min) })).toBe(rule.min);
+      expect(value({ [variable]: String(rule.max) })).toBe(rule.max);
+    });
+
+    it.each([
+      ['below the minimum', (r: typeof rule) => String(r.min - 1)],
+      ['above the maximum', (r: typeof rule) => String(r.max + 1)],
+      ['not a number', () => 'ten'],
+      ['a decimal', (r: typeof rule) => `${r.min}.5`],
+      ['far too large', () => '9'.repeat(400)],
+    ])('is refused %s, with a message stating the limits', (_what, make) => {
+      const raw = make(rule);
+      const error = configError({ [variable]: raw });
+      expect(error.variable).toBe(variable);
+      expect(error.rule).toContain(`from ${rule.min} to ${rule.max}`);
+      expect(error.message).not.toContain('\n');
+    });
+  });
+
+  it('refuses a REQUEST_TIMEOUT_MS below HEADERS_TIMEOUT_MS, accepts an equal one', () => {
+    const error = configError({ HEADERS_TIMEOUT_MS: '20000', REQUEST_TIMEOUT_MS: '15000' });
+    expect(error.variable).toBe('REQUEST_TIMEOUT_MS');
+    expect(error.message).toContain('HEADERS_TIMEOUT_MS');
+    expect(
+      loadConfig({ HEADERS_TIMEOUT_MS: '20000', REQUEST_TIMEOUT_MS: '20000' }).http,
+    ).toMatchObject({ headersTimeoutMs: 20_000, requestTimeoutMs: 20_000 });
+    // The default request limit (30 s) is below a headers limit of 60 s: refused, not adjusted.
+    expect(configError({ HEADERS_TIMEOUT_MS: '60000' }).variable).toBe('REQUEST_TIMEOUT_MS');
+  });
+
+  it('keeps the error on one line whatever the value holds', () => {
+    const envs: Record<string, string>[] = [
+      { PORT: '80\n81' },
+      { HOST: 'a\nb' },
+      { LOG_LEVEL: 'info\nx' },
+    ];
+    for (const env of envs) {
+      const error = configError(env);
+      expect(error.message).not.toMatch(/[\n\r]/);
+    }
   });
 });

@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+
 /**
  * Typed configuration, read and validated once from the environment.
  * Every default and rule lives here; the rest of the code receives an AppConfig.
@@ -15,6 +17,16 @@ export interface RateLimitConfig {
   notFoundWindowSeconds: number;
 }
 
+/** Time limits of the HTTP server, the same on both platforms. */
+export interface HttpTimeoutsConfig {
+  /** A request's headers must arrive within this time. */
+  headersTimeoutMs: number;
+  /** The whole request, body included, must arrive within this time. */
+  requestTimeoutMs: number;
+  /** An idle kept-alive connection is closed after this time. */
+  keepAliveTimeoutMs: number;
+}
+
 export interface AppConfig {
   nodeEnv: string;
   port: number;
@@ -28,6 +40,9 @@ export interface AppConfig {
   migrationsRun: boolean;
   httpPlatform: HttpPlatform;
   rateLimit: RateLimitConfig;
+  http: HttpTimeoutsConfig;
+  /** On SIGTERM/SIGINT, what is still open after this time is closed and the process exits. */
+  shutdownTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -42,16 +57,64 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
+export interface IntegerRule {
+  default: number;
+  min: number;
+  max: number;
+}
+
+/** Every integer variable with its default and limits: the one source of these numbers. */
+export const INTEGER_VARIABLES = {
+  PORT: { default: 3000, min: 0, max: 65_535 },
+  CATALOG_CACHE_TTL_SECONDS: { default: 60, min: 0, max: 86_400 },
+  RATE_LIMIT_PER_MINUTE: { default: 600, min: 1, max: 1_000_000_000 },
+  RATE_LIMIT_STATUS_NOT_FOUND_PER_MINUTE: { default: 30, min: 1, max: 1_000_000_000 },
+  SHUTDOWN_TIMEOUT_MS: { default: 10_000, min: 1_000, max: 120_000 },
+  HEADERS_TIMEOUT_MS: { default: 10_000, min: 1_000, max: 120_000 },
+  REQUEST_TIMEOUT_MS: { default: 30_000, min: 1_000, max: 600_000 },
+  KEEP_ALIVE_TIMEOUT_MS: { default: 5_000, min: 1_000, max: 120_000 },
+} as const satisfies Record<string, IntegerRule>;
+
+export type IntegerVariable = keyof typeof INTEGER_VARIABLES;
+
+export const DEFAULT_DATABASE_URL = 'sqlite:data/gateway.sqlite';
+export const DEFAULT_HOST = '0.0.0.0';
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
+
+/**
+ * The kinds of DATABASE_URL this build accepts: what the URL starts with, the forms shown in the
+ * error message, and whether a URL of that kind is complete. Another database is one more entry.
+ */
+export interface DatabaseUrlScheme {
+  prefix: string;
+  forms: readonly string[];
+  isComplete(url: string): boolean;
+}
+
+export const DATABASE_URL_SCHEMES: readonly DatabaseUrlScheme[] = [
+  {
+    prefix: 'sqlite:',
+    forms: ['sqlite:<path>', 'sqlite::memory:'],
+    isComplete: (url) => url.length > 'sqlite:'.length,
+  },
+];
+
+/** A value as it may appear in the one-line error: quoted, escaped, cut. */
+function shown(raw: string): string {
+  return JSON.stringify(raw.length > 64 ? `${raw.slice(0, 64)}…` : raw);
+}
+
 function read(env: Env, name: string): string | undefined {
   const value = env[name];
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+function integer(env: Env, name: IntegerVariable): number {
+  const { default: fallback, min, max } = INTEGER_VARIABLES[name];
   const raw = read(env, name);
   if (raw === undefined) return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    throw new ConfigError(name, `must be an integer from ${min} to ${max} (got "${raw}")`);
+    throw new ConfigError(name, `must be an integer from ${min} to ${max} (got ${shown(raw)})`);
   }
   return Number(raw);
 }
@@ -60,7 +123,7 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
   const raw = read(env, name);
   if (raw === undefined) return fallback;
   if (!(allowed as readonly string[]).includes(raw)) {
-    throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got "${raw}")`);
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got ${shown(raw)})`);
   }
   return raw as T;
 }
@@ -73,25 +136,69 @@ function contextPath(env: Env): string {
   if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(trimmed)) {
     throw new ConfigError(
       'CONTEXT_PATH',
-      `must be a path such as /pegasus-ci made of letters, digits, "._~-" and "/" (got "${raw}")`,
+      `must be a path such as /pegasus-ci made of letters, digits, "._~-" and "/" (got ${shown(raw)})`,
     );
   }
   return trimmed;
 }
 
-function databaseUrl(env: Env): string {
-  const raw = read(env, 'DATABASE_URL') ?? DEFAULT_DATABASE_URL;
-  if (!/^sqlite:.+$/.test(raw)) {
-    throw new ConfigError(
-      'DATABASE_URL',
-      'must be sqlite:<path> or sqlite::memory: (PostgreSQL is not supported by this build)',
-    );
-  }
-  return raw;
+/** The URL's scheme, for the error message: never the rest, which may hold a password. */
+function schemeOf(url: string): string | undefined {
+  return /^[A-Za-z][A-Za-z0-9+.-]{0,31}:/.exec(url)?.[0];
 }
 
-export const DEFAULT_DATABASE_URL = 'sqlite:data/gateway.sqlite';
-export const MIN_ADMIN_TOKEN_LENGTH = 32;
+function databaseUrl(env: Env): string {
+  const raw = read(env, 'DATABASE_URL') ?? DEFAULT_DATABASE_URL;
+  const scheme = DATABASE_URL_SCHEMES.find((s) => raw.startsWith(s.prefix));
+  if (scheme?.isComplete(raw)) return raw;
+  const accepted = DATABASE_URL_SCHEMES.flatMap((s) => s.forms).join(', ');
+  const got = schemeOf(raw);
+  const detail = scheme
+    ? `the ${scheme.prefix} URL is incomplete`
+    : got === undefined
+      ? 'got no scheme'
+      : `got the scheme ${shown(got)}`;
+  throw new ConfigError('DATABASE_URL', `must be one of ${accepted} (${detail})`);
+}
+
+const HOSTNAME_LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+
+/**
+ * A host name per RFC 1123: dot-separated labels of letters, digits and inner hyphens, each at
+ * most 63 characters, 253 in all. A name ending in an all-digit label is a malformed address
+ * (`999.1.1.1`), never a name (RFC 1123, 2.1).
+ */
+export function isHostName(value: string): boolean {
+  if (value.length === 0 || value.length > 253) return false;
+  const labels = value.split('.');
+  const last = labels[labels.length - 1];
+  return labels.every((label) => HOSTNAME_LABEL.test(label)) && !/^\d+$/.test(last);
+}
+
+function host(env: Env): string {
+  const raw = read(env, 'HOST') ?? DEFAULT_HOST;
+  if (isIP(raw) !== 0 || isHostName(raw)) return raw;
+  throw new ConfigError(
+    'HOST',
+    `must be an IPv4 or IPv6 address or a host name (RFC 1123) such as localhost (got ${shown(raw)})`,
+  );
+}
+
+function httpTimeouts(env: Env): HttpTimeoutsConfig {
+  const headersTimeoutMs = integer(env, 'HEADERS_TIMEOUT_MS');
+  const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS');
+  if (requestTimeoutMs < headersTimeoutMs) {
+    throw new ConfigError(
+      'REQUEST_TIMEOUT_MS',
+      `must be at least HEADERS_TIMEOUT_MS (${headersTimeoutMs}): the headers are part of the request (got ${requestTimeoutMs})`,
+    );
+  }
+  return {
+    headersTimeoutMs,
+    requestTimeoutMs,
+    keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS'),
+  };
+}
 
 export function loadConfig(env: Env = process.env): AppConfig {
   const adminToken = read(env, 'ADMIN_TOKEN');
@@ -101,11 +208,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
   const migrationsRun = oneOf(env, 'MIGRATIONS_RUN', ['true', 'false'], 'true') === 'true';
   return {
     nodeEnv: read(env, 'NODE_ENV') ?? 'development',
-    port: integer(env, 'PORT', 3000, 0, 65535),
-    host: read(env, 'HOST') ?? '0.0.0.0',
+    port: integer(env, 'PORT'),
+    host: host(env),
     contextPath: contextPath(env),
     databaseUrl: databaseUrl(env),
-    catalogCacheTtlSeconds: integer(env, 'CATALOG_CACHE_TTL_SECONDS', 60, 0, 86400),
+    catalogCacheTtlSeconds: integer(env, 'CATALOG_CACHE_TTL_SECONDS'),
     authMode: oneOf(env, 'AUTH_MODE', ['api-key', 'none'] as const, 'api-key'),
     adminToken,
     logLevel: oneOf(
@@ -117,11 +224,13 @@ export function loadConfig(env: Env = process.env): AppConfig {
     migrationsRun,
     httpPlatform: oneOf(env, 'HTTP_PLATFORM', ['express', 'fastify'] as const, 'express'),
     rateLimit: {
-      generalLimit: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000_000),
+      generalLimit: integer(env, 'RATE_LIMIT_PER_MINUTE'),
       generalWindowSeconds: 60,
-      notFoundLimit: integer(env, 'RATE_LIMIT_STATUS_NOT_FOUND_PER_MINUTE', 30, 1, 1_000_000_000),
+      notFoundLimit: integer(env, 'RATE_LIMIT_STATUS_NOT_FOUND_PER_MINUTE'),
       notFoundWindowSeconds: 60,
     },
+    http: httpTimeouts(env),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS'),
   };
 }
 

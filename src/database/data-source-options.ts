@@ -10,6 +10,7 @@ import {
 import { ApiKey, Merchant } from '../merchants/merchant.entity.js';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema.js';
 import { MerchantsAndKeys1763800000000 } from './migrations/1763800000000-merchants-and-keys.js';
+import { ApiKeyLast41763900000000 } from './migrations/1763900000000-api-key-last4.js';
 
 export const ENTITIES = [
   CryptoPair,
@@ -19,7 +20,11 @@ export const ENTITIES = [
   Merchant,
   ApiKey,
 ];
-export const MIGRATIONS = [InitialSchema1763700000000, MerchantsAndKeys1763800000000];
+export const MIGRATIONS = [
+  InitialSchema1763700000000,
+  MerchantsAndKeys1763800000000,
+  ApiKeyLast41763900000000,
+];
 
 /** The path of a `sqlite:<path>` URL, or `:memory:`. */
 export function sqlitePath(databaseUrl: string): string {

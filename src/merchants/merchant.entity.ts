@@ -32,4 +32,8 @@ export class ApiKey {
 
   @Column({ name: 'revoked_at', type: 'varchar', length: 32, nullable: true })
   revokedAt: string | null;
+
+  /** The plaintext's last 4 characters, so the operator can tell keys apart; null when unknown. */
+  @Column({ name: 'last4', type: 'varchar', length: 4, nullable: true })
+  last4: string | null;
 }

@@ -5,7 +5,12 @@ export interface MerchantRecord {
   name: string;
 }
 
-/** An API key as stored: only the SHA-256 hash of its plaintext. */
+/** A merchant as the operator's list shows it. */
+export interface ListedMerchant extends MerchantRecord {
+  createdAt: Date;
+}
+
+/** An API key as stored: only the SHA-256 hash of its plaintext, and its last 4 characters. */
 export interface ApiKeyRecord {
   id: string;
   merchantId: string;
@@ -13,12 +18,26 @@ export interface ApiKeyRecord {
   createdAt: Date;
   /** ISO time of revocation; null while the key works. */
   revokedAt: string | null;
+  /** Last 4 characters of the plaintext; null for keys stored before they were kept. */
+  last4: string | null;
 }
 
 /** A key that works, and whose merchant it opens. */
 export interface ResolvedKey {
   keyId: string;
   merchantId: string;
+}
+
+/** One page of a list, and how many records there are in all. */
+export interface Page<T> {
+  rows: T[];
+  total: number;
+}
+
+/** Which page of a list: zero-based page number and page size. */
+export interface PageRequest {
+  page: number;
+  size: number;
 }
 
 /** Storage of merchants and their API keys. */
@@ -31,6 +50,9 @@ export abstract class MerchantRepository {
 
   abstract find(tx: Tx, id: string): Promise<MerchantRecord | undefined>;
 
+  /** Merchants ordered by id. */
+  abstract list(tx: Tx, page: PageRequest): Promise<Page<ListedMerchant>>;
+
   /** Inserts a merchant; false when one with this id exists already. */
   abstract insert(tx: Tx, merchant: MerchantRecord): Promise<boolean>;
 
@@ -39,6 +61,9 @@ export abstract class MerchantRepository {
   abstract findKeyByHash(tx: Tx, keyHash: string): Promise<ApiKeyRecord | undefined>;
 
   abstract findKey(tx: Tx, merchantId: string, keyId: string): Promise<ApiKeyRecord | undefined>;
+
+  /** The merchant's keys, revoked ones included, oldest first (ties by key id). */
+  abstract listKeys(tx: Tx, merchantId: string, page: PageRequest): Promise<Page<ApiKeyRecord>>;
 
   abstract insertKey(tx: Tx, key: Omit<ApiKeyRecord, 'createdAt'>): Promise<void>;
 

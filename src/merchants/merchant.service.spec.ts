@@ -135,3 +135,106 @@ describe('MerchantService: merchants', () => {
     expect(await transactions.run((tx) => merchants.find(tx, 'acme'))).toBeUndefined();
   });
 });
+
+describe('MerchantService: what the operator sees', () => {
+  it('lists merchants ordered by id, a page at a time, with the total', async () => {
+    const { service } = setup();
+    for (const id of ['globex', 'Acme', 'acme', 'initech', '0day']) {
+      await service.createMerchant({ id, name: `${id} Ltd` });
+    }
+    const first = await service.listMerchants({ page: 0, size: 2 });
+    expect(first.total).toBe(5);
+    expect(first.payload).toEqual([
+      { id: '0day', name: '0day Ltd', createdAt: expect.any(String) },
+      { id: 'Acme', name: 'Acme Ltd', createdAt: expect.any(String) },
+    ]);
+    expect(new Date(first.payload[0].createdAt).toISOString()).toBe(first.payload[0].createdAt);
+    const rest = await service.listMerchants({ page: 1, size: 10 });
+    expect(rest).toEqual({ payload: [], total: 5 });
+    const all = await service.listMerchants({ page: 0, size: 10 });
+    expect(all.payload.map((m) => m.id)).toEqual(['0day', 'Acme', 'acme', 'globex', 'initech']);
+  });
+
+  it('lists an empty database as an empty page', async () => {
+    const { service } = setup();
+    expect(await service.listMerchants({ page: 0, size: 10 })).toEqual({ payload: [], total: 0 });
+  });
+
+  it("lists a merchant's keys oldest first with last4 and revokedAt, never the key or its hash", async () => {
+    const { service, merchants } = setup();
+    await service.createMerchant({ id: 'acme', name: 'Acme' });
+    await service.createMerchant({ id: 'globex', name: 'Globex' });
+    const first = await service.createKey('acme');
+    const second = await service.createKey('acme');
+    await service.createKey('globex');
+    await service.revokeKey('acme', first.keyId);
+
+    const { payload, total } = await service.listKeys('acme', { page: 0, size: 10 });
+    expect(total).toBe(2);
+    expect(payload).toEqual([
+      {
+        keyId: first.keyId,
+        createdAt: expect.any(String),
+        revokedAt: merchants.keys().find((k) => k.id === first.keyId)?.revokedAt,
+        last4: first.apiKey.slice(-4),
+      },
+      { keyId: second.keyId, createdAt: expect.any(String), last4: second.apiKey.slice(-4) },
+    ]);
+    expect(payload[0].revokedAt).toEqual(expect.any(String));
+    const text = JSON.stringify(payload);
+    for (const key of merchants.keys()) expect(text).not.toContain(key.keyHash);
+    expect(text).not.toContain(first.apiKey);
+    expect(text).not.toContain(second.apiKey);
+  });
+
+  it('pages the keys', async () => {
+    const { service } = setup();
+    await service.createMerchant({ id: 'acme', name: 'Acme' });
+    const created = [];
+    for (let i = 0; i < 3; i++) created.push(await service.createKey('acme'));
+    const page = await service.listKeys('acme', { page: 1, size: 2 });
+    expect(page.total).toBe(3);
+    expect(page.payload.map((k) => k.keyId)).toEqual([created[2].keyId]);
+  });
+
+  it('keeps the last 4 characters of a seeded key', async () => {
+    const { service, transactions } = setup();
+    const plaintext = 'gw_seeded_key_with_at_least_32_charactersXYZ9';
+    await transactions.run((tx) =>
+      service.upsertFromSeed(tx, { id: 'acme', name: 'Acme' }, [plaintext]),
+    );
+    const { payload } = await service.listKeys('acme', { page: 0, size: 10 });
+    expect(payload).toEqual([
+      { keyId: expect.any(String), createdAt: expect.any(String), last4: 'XYZ9' },
+    ]);
+  });
+
+  it('leaves last4 out for a key stored before it was kept', async () => {
+    const { service, merchants } = setup();
+    await service.createMerchant({ id: 'acme', name: 'Acme' });
+    const { keyId } = await service.createKey('acme');
+    merchants.forgetLast4(keyId);
+    const { payload } = await service.listKeys('acme', { page: 0, size: 10 });
+    expect(payload).toEqual([{ keyId, createdAt: expect.any(String) }]);
+    expect('last4' in payload[0]).toBe(false);
+  });
+
+  it('answers the keys of an unknown merchant with 404 NOT_FOUND', async () => {
+    const { service } = setup();
+    const error = await apiErrorOf(service.listKeys('nobody', { page: 0, size: 10 }));
+    expect(error.code).toBe('NOT_FOUND');
+    expect(error.items[0].field).toBe('merchantId');
+  });
+
+  it('tells whether a plaintext key of a merchant works, was revoked, or is not its key', async () => {
+    const { service } = setup();
+    await service.createMerchant({ id: 'acme', name: 'Acme' });
+    await service.createMerchant({ id: 'globex', name: 'Globex' });
+    const { keyId, apiKey } = await service.createKey('acme');
+    expect(await service.keyState('acme', apiKey)).toBe('active');
+    expect(await service.keyState('globex', apiKey)).toBe('unknown');
+    expect(await service.keyState('acme', `${apiKey}x`)).toBe('unknown');
+    await service.revokeKey('acme', keyId);
+    expect(await service.keyState('acme', apiKey)).toBe('revoked');
+  });
+});

@@ -4,11 +4,28 @@ import { randomUUID } from 'node:crypto';
 import { ApiError } from '../common/errors/api-error.js';
 import { Transactions, type Tx } from '../database/transactions.js';
 import { generateApiKey, hashApiKey } from './api-key.js';
-import { CreateMerchantDto, CreatedApiKeyDto, MerchantDto } from './dto/merchant.dto.js';
-import { MerchantRepository, ResolvedKey } from './merchant.repository.js';
+import {
+  ApiKeyViewDto,
+  CreateMerchantDto,
+  CreatedApiKeyDto,
+  ListedMerchantDto,
+  MerchantDto,
+} from './dto/merchant.dto.js';
+import {
+  ApiKeyRecord,
+  MerchantRepository,
+  PageRequest,
+  ResolvedKey,
+} from './merchant.repository.js';
 
 /** The merchant whose keys the sandbox quick start publishes; production refuses it. */
 export const DEMO_MERCHANT_ID = 'demo';
+
+/** What became of a plaintext key of a merchant: working, revoked, or never stored for it. */
+export type KeyState = 'active' | 'revoked' | 'unknown';
+
+/** How many characters of a key the operator may see: enough to tell keys apart, no more. */
+const SHOWN_KEY_CHARACTERS = 4;
 
 /** Resolved keys kept at most. */
 const API_KEY_CACHE_ENTRIES = 10_000;
@@ -62,12 +79,7 @@ export class MerchantService {
       await this.requireMerchant(tx, merchantId);
       const apiKey = generateApiKey();
       const keyId = randomUUID();
-      await this.merchants.insertKey(tx, {
-        id: keyId,
-        merchantId,
-        keyHash: hashApiKey(apiKey),
-        revokedAt: null,
-      });
+      await this.merchants.insertKey(tx, { id: keyId, merchantId, ...storedForm(apiKey) });
       return { keyId, apiKey };
     });
   }
@@ -112,13 +124,46 @@ export class MerchantService {
         await this.merchants.insertKey(tx, {
           id: randomUUID(),
           merchantId: merchant.id,
-          keyHash,
-          revokedAt: null,
+          ...storedForm(plaintext),
         });
         changed = true;
       }
     }
     return changed;
+  }
+
+  /** Every merchant, ordered by id, a page at a time. */
+  async listMerchants(page: PageRequest): Promise<{ payload: ListedMerchantDto[]; total: number }> {
+    const { rows, total } = await this.transactions.run((tx) => this.merchants.list(tx, page));
+    return {
+      payload: rows.map(({ id, name, createdAt }) => ({
+        id,
+        name,
+        createdAt: createdAt.toISOString(),
+      })),
+      total,
+    };
+  }
+
+  /** The merchant's keys, revoked ones included, oldest first; NOT_FOUND for an unknown merchant. */
+  async listKeys(
+    merchantId: string,
+    page: PageRequest,
+  ): Promise<{ payload: ApiKeyViewDto[]; total: number }> {
+    const { rows, total } = await this.transactions.run(async (tx) => {
+      await this.requireMerchant(tx, merchantId);
+      return this.merchants.listKeys(tx, merchantId, page);
+    });
+    return { payload: rows.map(toKeyView), total };
+  }
+
+  /** Whether this plaintext key of the merchant works, was revoked, or is not stored for it. */
+  async keyState(merchantId: string, plaintext: string): Promise<KeyState> {
+    const key = await this.transactions.run((tx) =>
+      this.merchants.findKeyByHash(tx, hashApiKey(plaintext)),
+    );
+    if (!key || key.merchantId !== merchantId) return 'unknown';
+    return key.revokedAt === null ? 'active' : 'revoked';
   }
 
   /** True while the demo merchant still has a key that works. */
@@ -140,4 +185,23 @@ export class MerchantService {
   async exists(tx: Tx, merchantId: string): Promise<boolean> {
     return (await this.merchants.find(tx, merchantId)) !== undefined;
   }
+}
+
+/** What is stored of a new key: its hash and its last characters, never the key. */
+function storedForm(plaintext: string): Pick<ApiKeyRecord, 'keyHash' | 'last4' | 'revokedAt'> {
+  return {
+    keyHash: hashApiKey(plaintext),
+    last4: plaintext.slice(-SHOWN_KEY_CHARACTERS),
+    revokedAt: null,
+  };
+}
+
+/** A key as the operator sees it; fields it does not have are left out, not null. */
+function toKeyView(key: ApiKeyRecord): ApiKeyViewDto {
+  return {
+    keyId: key.id,
+    createdAt: key.createdAt.toISOString(),
+    ...(key.revokedAt === null ? {} : { revokedAt: key.revokedAt }),
+    ...(key.last4 === null ? {} : { last4: key.last4 }),
+  };
 }

@@ -7,8 +7,11 @@ import { insertUnlessDuplicate, managerOf } from '../database/typeorm-transactio
 import { ApiKey, Merchant } from './merchant.entity.js';
 import {
   ApiKeyRecord,
+  ListedMerchant,
   MerchantRecord,
   MerchantRepository,
+  Page,
+  PageRequest,
   ResolvedKey,
 } from './merchant.repository.js';
 
@@ -38,6 +41,15 @@ export class TypeOrmMerchantRepository extends MerchantRepository {
     return row ? { id: row.id, name: row.name } : undefined;
   }
 
+  async list(tx: Tx, { page, size }: PageRequest): Promise<Page<ListedMerchant>> {
+    const [rows, total] = await managerOf(tx).findAndCount(Merchant, {
+      order: { id: 'ASC' },
+      skip: page * size,
+      take: size,
+    });
+    return { rows: rows.map(({ id, name, createdAt }) => ({ id, name, createdAt })), total };
+  }
+
   async insert(tx: Tx, merchant: MerchantRecord): Promise<boolean> {
     return (await insertUnlessDuplicate(tx, Merchant, merchant)) !== undefined;
   }
@@ -52,6 +64,20 @@ export class TypeOrmMerchantRepository extends MerchantRepository {
 
   async findKey(tx: Tx, merchantId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
     return (await managerOf(tx).findOneBy(ApiKey, { id: keyId, merchantId })) ?? undefined;
+  }
+
+  async listKeys(
+    tx: Tx,
+    merchantId: string,
+    { page, size }: PageRequest,
+  ): Promise<Page<ApiKeyRecord>> {
+    const [rows, total] = await managerOf(tx).findAndCount(ApiKey, {
+      where: { merchantId },
+      order: { createdAt: 'ASC', id: 'ASC' },
+      skip: page * size,
+      take: size,
+    });
+    return { rows, total };
   }
 
   async insertKey(tx: Tx, key: Omit<ApiKeyRecord, 'createdAt'>): Promise<void> {

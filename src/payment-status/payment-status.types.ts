@@ -10,3 +10,18 @@ export function isFinal(status: PaymentStatus): boolean {
 
 /** Longest validation key that can exist; longer ones get the not-found answer. */
 export const MAX_VALIDATION_KEY_LENGTH = 255;
+
+/**
+ * A validation key the operator API and seed files accept: 1 to 255 printable ASCII characters
+ * (space to `~`) without `/`, so a key is one path segment and never carries control characters.
+ */
+export const VALIDATION_KEY_PATTERN = new RegExp(
+  `^[\\x20-\\x2e\\x30-\\x7e]{1,${MAX_VALIDATION_KEY_LENGTH}}$`,
+);
+export const VALIDATION_KEY_RULE = `must be 1 to ${MAX_VALIDATION_KEY_LENGTH} printable ASCII characters without "/"`;
+
+export const VALIDATION_KEY_DESCRIPTION = `1 to ${MAX_VALIDATION_KEY_LENGTH} printable ASCII characters (space to ~) without "/"; percent-encoded in a URL.`;
+
+export function isValidationKey(value: unknown): value is string {
+  return typeof value === 'string' && VALIDATION_KEY_PATTERN.test(value);
+}

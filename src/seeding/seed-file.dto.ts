@@ -33,3 +33,16 @@ export class SeedFileDto {
   @Type(() => SeedPaymentSessionDto)
   paymentSessions?: SeedPaymentSessionDto[];
 }
+
+/**
+ * The sections a seed file may hold, one per property of SeedFileDto: a property added there and
+ * not listed here does not compile. Anything else in a file is refused, so a misspelt section is
+ * never skipped in silence.
+ */
+const SECTIONS = {
+  cryptoPairs: true,
+  merchants: true,
+  paymentSessions: true,
+} as const satisfies Record<keyof SeedFileDto, true>;
+
+export const SEED_SECTIONS = Object.keys(SECTIONS) as readonly (keyof SeedFileDto)[];

@@ -78,4 +78,56 @@ describe('SeedRunner', () => {
     expect(merchantStore.keys()).toHaveLength(1);
     expect(await merchantStore.find({ inTransaction: true }, 'globex')).toBeUndefined();
   });
+
+  it('dry run: the same summary as the real run, and every store left as it was', async () => {
+    const { runner, pairs, merchantStore, sessions } = setup();
+    const dry = await runner.run(SEED, { dryRun: true });
+    expect(pairs.all()).toEqual([]);
+    expect(merchantStore.keys()).toEqual([]);
+    expect(sessions.stored('vk_1')).toBeUndefined();
+    expect(await runner.run(SEED)).toEqual(dry);
+    expect(dry.paymentSessions).toEqual({ created: 2, updated: 0, unchanged: 0 });
+  });
+
+  it('dry run: refuses exactly what the real run refuses', async () => {
+    const { runner, sessions } = setup();
+    await runner.run(SEED);
+    const changed = {
+      paymentSessions: [
+        { validationKey: 'vk_2', merchantId: 'acme', status: 'PENDING' },
+        { validationKey: 'vk_5', merchantId: 'nobody', status: 'PENDING' },
+      ],
+    } as SeedFileDto;
+    const refusal = (dryRun: boolean) =>
+      runner.run(changed, { dryRun }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    const dry = await refusal(true);
+    const real = await refusal(false);
+    expect(dry).toBeInstanceOf(SeedRejected);
+    expect((dry as SeedRejected).errors).toEqual((real as SeedRejected).errors);
+    expect((dry as SeedRejected).errors.map((e) => e.field)).toEqual([
+      'paymentSessions[0].status',
+      'paymentSessions[1].merchantId',
+    ]);
+    expect(sessions.stored('vk_2')?.status).toBe('FAILED');
+  });
+
+  it('dry run: runs the preparation inside the transaction it rolls back', async () => {
+    const { runner, merchantStore } = setup();
+    const summary = await runner.run(
+      {
+        paymentSessions: [{ validationKey: 'vk_9', merchantId: 'made', status: 'PENDING' }],
+      } as SeedFileDto,
+      {
+        dryRun: true,
+        prepare: async (tx) => {
+          await merchantStore.insert(tx, { id: 'made', name: 'Made in prepare' });
+        },
+      },
+    );
+    expect(summary.paymentSessions.created).toBe(1);
+    expect(await merchantStore.find({ inTransaction: true }, 'made')).toBeUndefined();
+  });
 });

@@ -65,6 +65,40 @@ describe('validateSeed', () => {
     ]);
   });
 
+  it('refuses codes with letters that only upper-case into ASCII', async () => {
+    expect(
+      await errorsOf({
+        cryptoPairs: [pair('ſol', 'ſpl', 'ıt'), pair('USDT', 'TRC20', 'IE')],
+      }),
+    ).toEqual([
+      { field: 'cryptoPairs[0].countryCode', message: 'must be two letters A-Z' },
+      { field: 'cryptoPairs[0].currencyCode', message: 'must be 1 to 16 letters or digits' },
+      {
+        field: 'cryptoPairs[0].protocol',
+        message: 'must be 1 to 32 of the characters A-Z a-z 0-9 _ -',
+      },
+    ]);
+  });
+
+  it('refuses a section it does not know, naming it and the known ones', async () => {
+    expect(
+      await errorsOf({
+        cryptoPairs: [pair('USDT', 'TRC20', 'IE')],
+        paymentSession: [],
+        CryptoPairs: [],
+      }),
+    ).toEqual([
+      {
+        field: 'CryptoPairs',
+        message: 'is not a known section (cryptoPairs, merchants, paymentSessions)',
+      },
+      {
+        field: 'paymentSession',
+        message: 'is not a known section (cryptoPairs, merchants, paymentSessions)',
+      },
+    ]);
+  });
+
   it('reports every bad record, one entry each', async () => {
     const errors = await errorsOf({
       cryptoPairs: [

@@ -1,21 +1,33 @@
 import type { Tx } from '../../src/database/transactions.js';
 import {
   ApiKeyRecord,
+  ListedMerchant,
   MerchantRecord,
   MerchantRepository,
+  Page,
+  PageRequest,
   ResolvedKey,
 } from '../../src/merchants/merchant.repository.js';
 import { Rollbackable, copy } from './in-memory-transactions.js';
 
 interface State {
-  merchants: Map<string, MerchantRecord>;
+  merchants: Map<string, ListedMerchant>;
   keys: Map<string, ApiKeyRecord>;
+}
+
+/** Ids and names compare by code unit, as the database's binary collation does. */
+const byCode = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+function pageOf<T>(rows: T[], { page, size }: PageRequest): Page<T> {
+  return { rows: copy(rows.slice(page * size, page * size + size)), total: rows.length };
 }
 
 export class InMemoryMerchants extends MerchantRepository implements Rollbackable {
   private state: State = { merchants: new Map(), keys: new Map() };
   /** Hot-path key lookups made, to check what the service keeps in memory. */
   keyLookups = 0;
+  /** The time the next record is created at; advances by a second per record. */
+  private clock = Date.parse('2026-01-01T00:00:00Z');
 
   async findActiveKey(keyHash: string): Promise<ResolvedKey | undefined> {
     this.keyLookups++;
@@ -33,12 +45,17 @@ export class InMemoryMerchants extends MerchantRepository implements Rollbackabl
 
   async find(_tx: Tx, id: string): Promise<MerchantRecord | undefined> {
     const merchant = this.state.merchants.get(id);
-    return merchant && copy(merchant);
+    return merchant && { id: merchant.id, name: merchant.name };
+  }
+
+  async list(_tx: Tx, page: PageRequest): Promise<Page<ListedMerchant>> {
+    const all = [...this.state.merchants.values()].sort((a, b) => byCode(a.id, b.id));
+    return pageOf(all, page);
   }
 
   async insert(_tx: Tx, merchant: MerchantRecord): Promise<boolean> {
     if (this.state.merchants.has(merchant.id)) return false;
-    this.state.merchants.set(merchant.id, copy(merchant));
+    this.state.merchants.set(merchant.id, { ...copy(merchant), createdAt: this.now() });
     return true;
   }
 
@@ -57,11 +74,18 @@ export class InMemoryMerchants extends MerchantRepository implements Rollbackabl
     return key && key.merchantId === merchantId ? copy(key) : undefined;
   }
 
+  async listKeys(_tx: Tx, merchantId: string, page: PageRequest): Promise<Page<ApiKeyRecord>> {
+    const all = [...this.state.keys.values()]
+      .filter((k) => k.merchantId === merchantId)
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || byCode(a.id, b.id));
+    return pageOf(all, page);
+  }
+
   async insertKey(_tx: Tx, key: Omit<ApiKeyRecord, 'createdAt'>): Promise<void> {
     if ([...this.state.keys.values()].some((k) => k.keyHash === key.keyHash)) {
       throw new Error('UNIQUE constraint failed: api_key.key_hash');
     }
-    this.state.keys.set(key.id, { ...copy(key), createdAt: new Date() });
+    this.state.keys.set(key.id, { ...copy(key), createdAt: this.now() });
   }
 
   async revokeKey(_tx: Tx, keyId: string, revokedAt: string): Promise<void> {
@@ -73,11 +97,23 @@ export class InMemoryMerchants extends MerchantRepository implements Rollbackabl
     return copy([...this.state.keys.values()]);
   }
 
+  /** Stores a key as one created before the last 4 characters were kept. */
+  forgetLast4(keyId: string): void {
+    const key = this.state.keys.get(keyId);
+    if (key) key.last4 = null;
+  }
+
   snapshot(): unknown {
     return copy(this.state);
   }
 
   restore(snapshot: unknown): void {
     this.state = copy(snapshot as State);
+  }
+
+  private now(): Date {
+    const at = new Date(this.clock);
+    this.clock += 1000;
+    return at;
   }
 }

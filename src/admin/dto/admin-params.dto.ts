@@ -1,7 +1,12 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsInt, IsString, IsUUID, Length, Matches, Max, Min } from 'class-validator';
+import { IsInt, IsString, IsUUID, Matches, Max, Min } from 'class-validator';
 import { DigitsToInteger } from '../../common/validators.js';
 import { MERCHANT_ID_PATTERN, MERCHANT_ID_RULE } from '../../merchants/merchant-id.js';
+import {
+  VALIDATION_KEY_DESCRIPTION,
+  VALIDATION_KEY_PATTERN,
+  VALIDATION_KEY_RULE,
+} from '../../payment-status/payment-status.types.js';
 
 export class PairIdParams {
   @ApiProperty({ type: 'integer', minimum: 1, example: 1 })
@@ -13,9 +18,13 @@ export class PairIdParams {
 }
 
 export class ValidationKeyParams {
-  @ApiProperty({ maxLength: 255, example: 'vk_9c1d7e2f4a' })
-  @IsString({ message: 'must be a text of 1 to 255 characters' })
-  @Length(1, 255, { message: 'must be a text of 1 to 255 characters' })
+  @ApiProperty({
+    description: VALIDATION_KEY_DESCRIPTION,
+    pattern: VALIDATION_KEY_PATTERN.source,
+    example: 'vk_9c1d7e2f4a',
+  })
+  @IsString({ message: VALIDATION_KEY_RULE })
+  @Matches(VALIDATION_KEY_PATTERN, { message: VALIDATION_KEY_RULE })
   validationKey: string;
 }
 

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
 import { PageDto } from '../../catalog/dto/catalog-page.dto.js';
 import { StoredCryptoPairDto } from '../../catalog/dto/crypto-pair-input.dto.js';
+import { ApiKeyViewDto, ListedMerchantDto } from '../../merchants/dto/merchant.dto.js';
 import {
   PaymentStatusElement,
   STATUS_ELEMENT_MODELS,
@@ -45,4 +46,15 @@ export class TransitionDto {
 export class TransitionHistoryDto {
   @ApiProperty({ example: 'vk_9c1d7e2f4a' }) validationKey: string;
   @ApiProperty({ type: [TransitionDto] }) payload: TransitionDto[];
+}
+
+export class AdminMerchantPageDto {
+  @ApiProperty({ type: [ListedMerchantDto] }) payload: ListedMerchantDto[];
+  @ApiProperty({ type: PageDto }) page: PageDto;
+}
+
+export class AdminApiKeyPageDto {
+  @ApiProperty({ example: 'acme' }) merchantId: string;
+  @ApiProperty({ type: [ApiKeyViewDto] }) payload: ApiKeyViewDto[];
+  @ApiProperty({ type: PageDto }) page: PageDto;
 }

@@ -108,6 +108,23 @@ describe('CatalogQueryDto through the validation pipe', () => {
     ]);
   });
 
+  it.each([
+    ['countryCode', 'ıe', 'must be two letters A-Z'],
+    ['countryCode', 'ıE', 'must be two letters A-Z'],
+    ['countryCode', 'ﬀ', 'must be two letters A-Z'],
+    ['currencyCode', 'uſdt', 'must be 1 to 16 letters or digits'],
+    ['currencyCode', 'éur', 'must be 1 to 16 letters or digits'],
+    ['protocol', 'ſol', 'must be 1 to 32 of the characters A-Z a-z 0-9 _ -'],
+    ['protocol', 'ſpl', 'must be 1 to 32 of the characters A-Z a-z 0-9 _ -'],
+  ])(
+    'refuses %s=%j, a non-ASCII letter that upper-cases into ASCII',
+    async (field, value, message) => {
+      expect(await refusal({ [field]: value })).toEqual([
+        expect.objectContaining({ field, message }),
+      ]);
+    },
+  );
+
   it('reports one error per bad field', async () => {
     const items = await refusal({ countryCode: 'X', size: '0', page: ['1', '2'], protocol: ' ' });
     expect(items.map((item) => item.field).sort()).toEqual([

@@ -1,10 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
-import { DigitsToInteger, NotRepeated, UpperCase } from '../../common/validators.js';
-
-export const CATALOG_DEFAULT_PAGE_SIZE = 10;
-export const CATALOG_MAX_PAGE_SIZE = 100;
-export const CATALOG_MAX_PAGE = 1_000_000;
+import { IsOptional, Matches } from 'class-validator';
+import { AsciiUpperCase, NotRepeated } from '../../common/validators.js';
+import { PageQueryDto } from './page-query.dto.js';
 
 export const COUNTRY_CODE_PATTERN = /^[A-Z]{2}$/;
 export const CURRENCY_CODE_PATTERN = /^[A-Z0-9]{1,16}$/;
@@ -14,10 +11,10 @@ export const CURRENCY_CODE_RULE = 'must be 1 to 16 letters or digits';
 export const PROTOCOL_RULE = 'must be 1 to 32 of the characters A-Z a-z 0-9 _ -';
 
 /**
- * Query of the catalog. Codes are case-insensitive and normalised to upper case;
- * unknown parameters are dropped; a parameter given twice is refused.
+ * Query of the catalog: filters and a page. Codes are case-insensitive and normalised to upper
+ * case; unknown parameters are dropped; a parameter given twice is refused.
  */
-export class CatalogQueryDto {
+export class CatalogQueryDto extends PageQueryDto {
   @ApiPropertyOptional({
     description: 'ISO 3166-1 alpha-2 country code, case-insensitive.',
     pattern: '^[A-Za-z]{2}$',
@@ -26,7 +23,7 @@ export class CatalogQueryDto {
   @IsOptional()
   @Matches(COUNTRY_CODE_PATTERN, { message: COUNTRY_CODE_RULE })
   @NotRepeated()
-  @UpperCase()
+  @AsciiUpperCase()
   countryCode?: string;
 
   @ApiPropertyOptional({
@@ -37,7 +34,7 @@ export class CatalogQueryDto {
   @IsOptional()
   @Matches(CURRENCY_CODE_PATTERN, { message: CURRENCY_CODE_RULE })
   @NotRepeated()
-  @UpperCase()
+  @AsciiUpperCase()
   currencyCode?: string;
 
   @ApiPropertyOptional({
@@ -48,36 +45,8 @@ export class CatalogQueryDto {
   @IsOptional()
   @Matches(PROTOCOL_PATTERN, { message: PROTOCOL_RULE })
   @NotRepeated()
-  @UpperCase()
+  @AsciiUpperCase()
   protocol?: string;
-
-  @ApiPropertyOptional({
-    description: 'Zero-based page number.',
-    type: 'integer',
-    minimum: 0,
-    maximum: CATALOG_MAX_PAGE,
-    default: 0,
-  })
-  @IsInt({ message: `must be an integer from 0 to ${CATALOG_MAX_PAGE}` })
-  @Min(0, { message: `must be an integer from 0 to ${CATALOG_MAX_PAGE}` })
-  @Max(CATALOG_MAX_PAGE, { message: `must be an integer from 0 to ${CATALOG_MAX_PAGE}` })
-  @NotRepeated()
-  @DigitsToInteger()
-  page: number = 0;
-
-  @ApiPropertyOptional({
-    description: 'Page size.',
-    type: 'integer',
-    minimum: 1,
-    maximum: CATALOG_MAX_PAGE_SIZE,
-    default: CATALOG_DEFAULT_PAGE_SIZE,
-  })
-  @IsInt({ message: `must be an integer from 1 to ${CATALOG_MAX_PAGE_SIZE}` })
-  @Min(1, { message: `must be an integer from 1 to ${CATALOG_MAX_PAGE_SIZE}` })
-  @Max(CATALOG_MAX_PAGE_SIZE, { message: `must be an integer from 1 to ${CATALOG_MAX_PAGE_SIZE}` })
-  @NotRepeated()
-  @DigitsToInteger()
-  size: number = CATALOG_DEFAULT_PAGE_SIZE;
 }
 
 /** The query after validation: what the service, the repository and the cache key see. */

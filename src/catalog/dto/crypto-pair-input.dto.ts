@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsOptional, IsString, Length, Matches } from 'class-validator';
-import { Trim, UpperCase } from '../../common/validators.js';
+import { Trim, AsciiUpperCase } from '../../common/validators.js';
 import { CryptoPairDto } from './catalog-page.dto.js';
 import {
   COUNTRY_CODE_PATTERN,
@@ -18,7 +18,7 @@ export class CryptoPairInputDto {
   @ApiProperty({ example: 'USDT', pattern: '^[A-Za-z0-9]{1,16}$' })
   @IsString({ message: CURRENCY_CODE_RULE })
   @Matches(CURRENCY_CODE_PATTERN, { message: CURRENCY_CODE_RULE })
-  @UpperCase()
+  @AsciiUpperCase()
   currencyCode: string;
 
   @ApiProperty({ example: 'Tether', minLength: 1, maxLength: 100 })
@@ -30,13 +30,13 @@ export class CryptoPairInputDto {
   @ApiProperty({ example: 'TRC20', pattern: '^[A-Za-z0-9_-]{1,32}$' })
   @IsString({ message: PROTOCOL_RULE })
   @Matches(PROTOCOL_PATTERN, { message: PROTOCOL_RULE })
-  @UpperCase()
+  @AsciiUpperCase()
   protocol: string;
 
   @ApiProperty({ example: 'IE', pattern: '^[A-Za-z]{2}$' })
   @IsString({ message: COUNTRY_CODE_RULE })
   @Matches(COUNTRY_CODE_PATTERN, { message: COUNTRY_CODE_RULE })
-  @UpperCase()
+  @AsciiUpperCase()
   countryCode: string;
 
   @ApiPropertyOptional({ example: true, default: true })

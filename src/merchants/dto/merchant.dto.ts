@@ -1,4 +1,4 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsOptional, IsString, Length, Matches } from 'class-validator';
 import { Trim } from '../../common/validators.js';
 import { MERCHANT_ID_PATTERN, MERCHANT_ID_RULE } from '../merchant-id.js';
@@ -50,4 +50,36 @@ export class CreatedApiKeyDto {
     example: 'gw_Q2hhbmdlTWVTb29uUGxlYXNlVGhpc0lzQUZha2VLZXk',
   })
   apiKey: string;
+}
+
+/** A merchant in the operator's list. */
+export class ListedMerchantDto {
+  @ApiProperty({ example: 'acme' }) id: string;
+  @ApiProperty({ example: 'Acme Payments Ltd' }) name: string;
+  @ApiProperty({ format: 'date-time', example: '2026-11-21T09:30:00.000Z' }) createdAt: string;
+}
+
+/** An API key as the operator sees it: never the key itself, nor its hash. */
+export class ApiKeyViewDto {
+  @ApiProperty({ format: 'uuid', example: '0d9a2c4e-5b1f-4f3a-8e7d-2c6b9a1f0e3d' })
+  keyId: string;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-21T09:30:00.000Z' })
+  createdAt: string;
+
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'When the key was revoked; absent while it works.',
+    example: '2026-11-22T14:05:12.345Z',
+  })
+  revokedAt?: string;
+
+  @ApiPropertyOptional({
+    description:
+      'The last 4 characters of the key, to tell keys apart. Absent for keys created before the service kept them.',
+    example: 'GlA4',
+    minLength: 4,
+    maxLength: 4,
+  })
+  last4?: string;
 }

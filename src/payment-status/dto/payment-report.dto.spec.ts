@@ -94,7 +94,32 @@ describe('PaymentReportDto with the status rules', () => {
       }),
       ['paymentResponse.sourceMoney.amount', 'paymentResponse.totalFees.amount'],
     ],
+    [
+      'a currency code with a dotless ı or a long ſ',
+      successful({
+        money: { amount: 148.5, currency: 'ſgd' },
+        sourceMoney: { amount: 150, currency: 'uſdt' },
+      }),
+      ['paymentResponse.money.currency', 'paymentResponse.sourceMoney.currency'],
+    ],
+    [
+      'a customerCountryCode with a dotless ı',
+      successful({ customerCountryCode: 'ıe' }),
+      ['paymentResponse.customerCountryCode'],
+    ],
   ] as [string, Record<string, unknown>, string[]][])('%s', async (_label, body, fields) => {
     expect(await refusedFields(body)).toEqual([...fields].sort());
+  });
+});
+
+describe('PaymentReportDto codes', () => {
+  it('upper-cases ASCII currency and country codes', async () => {
+    const { value, errors } = await validatePlain(
+      PaymentReportDto,
+      successful({ money: { amount: 1, currency: 'eur' }, customerCountryCode: 'ie' }),
+    );
+    expect(errors).toEqual([]);
+    expect(value.paymentResponse?.money?.currency).toBe('EUR');
+    expect(value.paymentResponse?.customerCountryCode).toBe('IE');
   });
 });

@@ -12,9 +12,16 @@ import {
   Matches,
   ValidateNested,
 } from 'class-validator';
-import { IsMoneyAmount, Trim, UpperCase } from '../../common/validators.js';
+import { COUNTRY_CODE_PATTERN, COUNTRY_CODE_RULE } from '../../catalog/dto/catalog-query.dto.js';
+import { AsciiUpperCase, IsMoneyAmount, Trim } from '../../common/validators.js';
 import { MERCHANT_ID_PATTERN, MERCHANT_ID_RULE } from '../../merchants/merchant-id.js';
-import { PAYMENT_STATUSES, type PaymentStatus } from '../payment-status.types.js';
+import {
+  PAYMENT_STATUSES,
+  VALIDATION_KEY_DESCRIPTION,
+  VALIDATION_KEY_PATTERN,
+  VALIDATION_KEY_RULE,
+  type PaymentStatus,
+} from '../payment-status.types.js';
 
 const text = (max: number) => `must be a text of 1 to ${max} characters`;
 
@@ -35,7 +42,7 @@ export class MoneyInputDto {
   @Matches(/^[A-Z][A-Z0-9]{2,15}$/, {
     message: 'must be a currency code of 3 to 16 letters or digits',
   })
-  @UpperCase()
+  @AsciiUpperCase()
   currency: string;
 }
 
@@ -91,12 +98,12 @@ export class PaymentResponseInputDto {
 
   @ApiPropertyOptional({
     description:
-      "Ignored unless equal to the session's key: the response always carries the session's own key.",
-    maxLength: 255,
+      "Refused unless equal to the session's key: the response always carries the session's own key.",
+    pattern: VALIDATION_KEY_PATTERN.source,
   })
   @IsOptional()
-  @IsString({ message: text(255) })
-  @Length(1, 255, { message: text(255) })
+  @IsString({ message: VALIDATION_KEY_RULE })
+  @Matches(VALIDATION_KEY_PATTERN, { message: VALIDATION_KEY_RULE })
   validationKey?: string;
 
   @ApiPropertyOptional({ example: '00', maxLength: 32 })
@@ -163,8 +170,8 @@ export class PaymentResponseInputDto {
 
   @ApiPropertyOptional({ example: 'IE', pattern: '^[A-Za-z]{2}$' })
   @IsOptional()
-  @Matches(/^[A-Z]{2}$/, { message: 'must be two letters A-Z' })
-  @UpperCase()
+  @Matches(COUNTRY_CODE_PATTERN, { message: COUNTRY_CODE_RULE })
+  @AsciiUpperCase()
   customerCountryCode?: string;
 }
 
@@ -215,8 +222,8 @@ export class PaymentReportDto {
 
 /** A session of a seed file: the report plus its key. */
 export class SeedPaymentSessionDto extends PaymentReportDto {
-  @ApiProperty({ maxLength: 255 })
-  @IsString({ message: 'must be a text of 1 to 255 characters' })
-  @Length(1, 255, { message: 'must be a text of 1 to 255 characters' })
+  @ApiProperty({ description: VALIDATION_KEY_DESCRIPTION, pattern: VALIDATION_KEY_PATTERN.source })
+  @IsString({ message: VALIDATION_KEY_RULE })
+  @Matches(VALIDATION_KEY_PATTERN, { message: VALIDATION_KEY_RULE })
   validationKey: string;
 }

@@ -1,0 +1,168 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { seedCommand } from '../src/cli/seed-command.js';
+import { loadConfig } from '../src/config/app-config.js';
+import { ADMIN_TOKEN, adminHeaders, http } from './support/test-app.js';
+
+const DEMO = JSON.parse(readFileSync(join('seeds', 'demo.json'), 'utf8')) as {
+  merchants: { id: string; apiKeys: string[] }[];
+};
+const DEMO_KEY = DEMO.merchants.find((m) => m.id === 'demo')!.apiKeys[0];
+const START_TIMEOUT_MS = 60_000;
+
+interface Running {
+  /** Everything the process wrote to stdout up to its banner. */
+  banner: string;
+  url: string;
+  stop(): Promise<void>;
+}
+
+function exited(child: ChildProcess, timeoutMs: number): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
+  return new Promise((done) => {
+    const timer = setTimeout(() => done(false), timeoutMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      done(true);
+    });
+  });
+}
+
+describe('quick start banner (e2e, dist/quick-start.js)', () => {
+  let dir: string;
+  let database: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'gateway-quick-start-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  let n = 0;
+  beforeEach(() => {
+    database = join(dir, `db-${++n}`, 'gateway.sqlite');
+  });
+
+  async function quickStart(): Promise<Running> {
+    // `npm start` runs dist/quick-start.js once it is built; the test setup builds it.
+    const child = spawn(process.execPath, ['dist/quick-start.js'], {
+      env: {
+        PATH: process.env.PATH,
+        DATABASE_URL: `sqlite:${database}`,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        ADMIN_TOKEN,
+        LOG_LEVEL: 'silent',
+        HTTP_PLATFORM: process.env.HTTP_PLATFORM ?? 'express',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const stop = async () => {
+      child.kill('SIGTERM');
+      if (!(await exited(child, 20_000))) {
+        child.kill('SIGKILL');
+        await exited(child, 5_000);
+      }
+    };
+    const deadline = Date.now() + START_TIMEOUT_MS;
+    while (!/\n {2}Try: .*\n/.test(stdout)) {
+      if (child.exitCode !== null || Date.now() > deadline) {
+        await stop();
+        throw new Error(`quick start did not print its banner\n${stdout}\n${stderr}`);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const url = /\(sandbox\) at (\S+)/.exec(stdout)![1];
+    return { banner: stdout, url, stop };
+  }
+
+  const keyLine = (banner: string) => banner.split('\n').find((l) => l.includes('Demo API key:'));
+
+  it('advertises the demo key only while it works', async () => {
+    const first = await quickStart();
+    let keyId: string;
+    try {
+      expect(first.banner).toContain('Demo data:    loaded from seeds/demo.json');
+      expect(keyLine(first.banner)).toBe(
+        `  Demo API key: ${DEMO_KEY}   (send it in the "key" header)`,
+      );
+      expect(first.banner).toContain(`curl -H 'key: ${DEMO_KEY}' ${first.url}/api/`);
+
+      const keys = await http(`${first.url}/admin/merchants/demo/api-keys`, {
+        headers: adminHeaders,
+      });
+      expect(keys.body.payload).toEqual([expect.objectContaining({ last4: DEMO_KEY.slice(-4) })]);
+      keyId = keys.body.payload[0].keyId;
+      const revoked = await http(`${first.url}/admin/merchants/demo/api-keys/${keyId}`, {
+        method: 'DELETE',
+        headers: adminHeaders,
+      });
+      expect(revoked.status).toBe(204);
+    } finally {
+      await first.stop();
+    }
+
+    const second = await quickStart();
+    try {
+      expect(second.banner).toContain('Demo data:    database not empty, nothing seeded');
+      expect(keyLine(second.banner)).toBe(
+        '  Demo API key: revoked; create one with POST /admin/merchants/demo/api-keys',
+      );
+      expect(second.banner).not.toContain(DEMO_KEY);
+      expect(second.banner).toContain(`curl -H 'key: <your key>' ${second.url}/api/`);
+      const created = await http(`${second.url}/admin/merchants/demo/api-keys`, {
+        method: 'POST',
+        headers: adminHeaders,
+      });
+      expect(created.status).toBe(201);
+    } finally {
+      await second.stop();
+    }
+
+    const third = await quickStart();
+    try {
+      expect(keyLine(third.banner)).toBe(
+        '  Demo API key: revoked; merchant "demo" has other working keys (GET /admin/merchants/demo/api-keys)',
+      );
+      expect(third.banner).not.toContain(DEMO_KEY);
+    } finally {
+      await third.stop();
+    }
+  }, 180_000);
+
+  it('says so when the database does not hold the demo key at all', async () => {
+    const seedFile = join(dir, 'other.json');
+    writeFileSync(
+      seedFile,
+      JSON.stringify({
+        cryptoPairs: [
+          {
+            currencyCode: 'USDT',
+            currencyName: 'Tether',
+            protocol: 'TRC20',
+            countryCode: 'IE',
+          },
+        ],
+      }),
+    );
+    const config = loadConfig({ DATABASE_URL: `sqlite:${database}`, LOG_LEVEL: 'silent' });
+    const io = { out: () => undefined, err: () => undefined };
+    expect(await seedCommand([seedFile], config, io)).toBe(0);
+
+    const running = await quickStart();
+    try {
+      expect(running.banner).toContain('Demo data:    database not empty, nothing seeded');
+      expect(keyLine(running.banner)).toBe(
+        '  Demo API key: not in this database; create one with POST /admin/merchants/demo/api-keys',
+      );
+      expect(running.banner).not.toContain(DEMO_KEY);
+    } finally {
+      await running.stop();
+    }
+  }, 120_000);
+});
