@@ -1,11 +1,12 @@
 import { CACHE_MANAGER } from '@nestjs/cache-manager';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Cache } from 'cache-manager';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { SerializedBody, strongEtag } from '../common/http/response.js';
 import { CoalescedRead } from '../database/coalesced-read.js';
 import { Transactions, type Tx } from '../database/transactions.js';
+import { CacheLookups, UNCOUNTED_CACHE_LOOKUPS } from '../metrics/cache-lookups.js';
 import { CryptoPairRecord, CryptoPairRepository } from './crypto-pair.repository.js';
 import { CatalogPageDto, CryptoPairDto } from './dto/catalog-page.dto.js';
 import { CatalogQuery, catalogQueryKey } from './dto/catalog-query.dto.js';
@@ -25,6 +26,7 @@ export class CatalogService {
     private readonly transactions: Transactions,
     @Inject(CACHE_MANAGER) private readonly cache: Cache,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional() private readonly lookups: CacheLookups = UNCOUNTED_CACHE_LOOKUPS,
   ) {
     // Concurrent requests share one revision read, never one that began before they arrived.
     this.revisionRead = new CoalescedRead(() => pairs.revision());
@@ -40,6 +42,7 @@ export class CatalogService {
     const key = `catalog:${revision}:${catalogQueryKey(query)}`;
     if (ttlMs > 0) {
       const cached = await this.cache.get<SerializedBody>(key);
+      this.lookups.cacheLookup('catalog', Boolean(cached));
       if (cached) return cached;
     }
     const { rows, total } = await this.pairs.page(query, true);

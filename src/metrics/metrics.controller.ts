@@ -1,0 +1,50 @@
+import { Controller, Get, Header } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { PrometheusController } from '@willsoto/nestjs-prometheus';
+import { Registry } from 'prom-client';
+import { Endpoint } from '../common/http/endpoint.decorator.js';
+import { MetricsService } from './metrics.service.js';
+
+/** Where the metrics are served (under CONTEXT_PATH); an operator path, like `/admin`. */
+export const METRICS_PATH = 'metrics';
+
+const SAMPLE = [
+  '# HELP cache_lookups_total Cache lookups, by cache and result.',
+  '# TYPE cache_lookups_total counter',
+  'cache_lookups_total{cache="catalog",result="hit"} 42',
+].join('\n');
+
+/**
+ * The library's controller serves the prom-client global registry through the platform's
+ * response object; this one serves the application's own registry, platform-independently, and
+ * declares the route like every other (operator access, documented errors).
+ */
+@ApiTags('Operator: metrics')
+@Controller(METRICS_PATH)
+export class MetricsController extends PrometheusController {
+  constructor(private readonly metrics: MetricsService) {
+    super();
+  }
+
+  @Get()
+  @Header('Content-Type', Registry.PROMETHEUS_CONTENT_TYPE)
+  @Endpoint({
+    operationId: 'getMetrics',
+    summary: 'Prometheus metrics of this instance',
+    description:
+      'Requests by route and status, latency, rate-limit refusals, cache lookups, database ' +
+      'connections, merchant callbacks, and the Node.js process metrics, in the Prometheus ' +
+      'text format.',
+    access: 'operator',
+    responses: [
+      {
+        status: 200,
+        description: 'Prometheus text exposition format 0.0.4',
+        content: { 'text/plain': { schema: { type: 'string', example: SAMPLE } } },
+      },
+    ],
+  })
+  override index(): Promise<string> {
+    return this.metrics.scrape();
+  }
+}
