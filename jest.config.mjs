@@ -36,6 +36,7 @@ const e2e = (platform) => ({
 
 export default {
   testTimeout: 30000,
+  globalSetup: '<rootDir>/test/support/global-setup.mjs',
   maxWorkers: 2,
   projects: [
     { ...base, displayName: 'unit', roots: ['<rootDir>/src'], testMatch: ['**/*.spec.ts'] },

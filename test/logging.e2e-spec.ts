@@ -49,7 +49,7 @@ function latencyOf(line: LogLine): unknown {
   return line.latency ?? line.latencyMs ?? line.responseTime;
 }
 
-/** The line pino-http writes when a request completes. */
+/** The line written when a request completes. */
 function isRequestLine(line: LogLine): boolean {
   return statusCodeOf(line) !== undefined;
 }

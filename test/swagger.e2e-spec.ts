@@ -24,9 +24,12 @@ const ROUTES: [string, string][] = [
   ['delete', '/admin/crypto-pairs/{id}'],
   ['put', '/admin/payment-sessions/{validationKey}'],
   ['get', '/admin/payment-sessions/{validationKey}/history'],
+  ['get', '/admin/merchants'],
   ['post', '/admin/merchants'],
+  ['get', '/admin/merchants/{id}/api-keys'],
   ['post', '/admin/merchants/{id}/api-keys'],
   ['delete', '/admin/merchants/{id}/api-keys/{keyId}'],
+  ['get', '/metrics'],
 ];
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];

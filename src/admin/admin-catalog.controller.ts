@@ -36,6 +36,7 @@ export class AdminCatalogController {
     summary: 'Add a pair; (currencyCode, protocol, countryCode) is unique',
     access: 'operator',
     responses: [{ status: 201, type: StoredCryptoPairDto }],
+    body: true,
     errors: ['INVALID_PARAMETER', 'MALFORMED_REQUEST', 'CONFLICT', 'PAYLOAD_TOO_LARGE'],
   })
   create(@Body() input: CryptoPairInputDto): Promise<StoredCryptoPairDto> {
@@ -48,6 +49,7 @@ export class AdminCatalogController {
     summary: 'Rename a pair or switch it on or off',
     access: 'operator',
     responses: [{ status: 200, type: StoredCryptoPairDto }],
+    body: true,
     errors: ['INVALID_PARAMETER', 'MALFORMED_REQUEST', 'NOT_FOUND'],
   })
   update(

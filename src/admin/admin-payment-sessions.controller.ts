@@ -34,6 +34,7 @@ export class AdminPaymentSessionsController {
         description: 'Moved, or unchanged (identical repeat).',
       },
     ],
+    body: true,
     errors: ['INVALID_PARAMETER', 'MALFORMED_REQUEST', 'CONFLICT', 'PAYLOAD_TOO_LARGE'],
   })
   async report(

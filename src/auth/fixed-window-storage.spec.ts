@@ -28,10 +28,10 @@ describe('FixedWindowStorage', () => {
     const over = await storage.increment('k', 60_000, 3, 30_000, 'default');
     expect(over.isBlocked).toBe(true);
     expect(over.timeToBlockExpire).toBe(30);
-    expect(storage.blockedFor('k', 'default')).toBe(30);
+    expect(await storage.blockedFor('k', 'default')).toBe(30);
     now += 10_000;
     expect((await storage.increment('k', 60_000, 3, 30_000, 'default')).isBlocked).toBe(true);
-    expect(storage.blockedFor('k', 'default')).toBe(20);
+    expect(await storage.blockedFor('k', 'default')).toBe(20);
   });
 
   it('starts a new window when the old one and its block have ended', async () => {
@@ -44,14 +44,14 @@ describe('FixedWindowStorage', () => {
       isBlocked: false,
       timeToBlockExpire: 0,
     });
-    expect(storage.blockedFor('k', 'default')).toBe(0);
+    expect(await storage.blockedFor('k', 'default')).toBe(0);
   });
 
   it('keeps keys and throttler names apart', async () => {
     for (let hit = 0; hit < 4; hit++) await storage.increment('a', 60_000, 3, 60_000, 'default');
     expect((await storage.increment('b', 60_000, 3, 60_000, 'default')).isBlocked).toBe(false);
     expect((await storage.increment('a', 60_000, 3, 60_000, 'other')).isBlocked).toBe(false);
-    expect(storage.blockedFor('a', 'default')).toBe(60);
-    expect(storage.blockedFor('a', 'other')).toBe(0);
+    expect(await storage.blockedFor('a', 'default')).toBe(60);
+    expect(await storage.blockedFor('a', 'other')).toBe(0);
   });
 });

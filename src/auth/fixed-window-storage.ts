@@ -1,17 +1,10 @@
 import { Injectable, OnApplicationShutdown } from '@nestjs/common';
-import type { ThrottlerStorage } from '@nestjs/throttler';
+import { RateLimitRecord, RateLimitStore } from './rate-limit-store.js';
 
 interface Window {
   hits: number;
   resetsAt: number;
   blockedUntil: number;
-}
-
-export interface ThrottlerRecord {
-  totalHits: number;
-  timeToExpire: number;
-  isBlocked: boolean;
-  timeToBlockExpire: number;
 }
 
 const SWEEP_INTERVAL_MS = 60_000;
@@ -24,7 +17,7 @@ const seconds = (ms: number) => Math.max(0, Math.ceil(ms / 1000));
  * request, which costs time and memory in proportion to the traffic of the window.
  */
 @Injectable()
-export class FixedWindowStorage implements ThrottlerStorage, OnApplicationShutdown {
+export class FixedWindowStorage extends RateLimitStore implements OnApplicationShutdown {
   private readonly windows = new Map<string, Window>();
   private readonly sweeper = setInterval(() => this.sweep(), SWEEP_INTERVAL_MS).unref();
 
@@ -34,7 +27,7 @@ export class FixedWindowStorage implements ThrottlerStorage, OnApplicationShutdo
     limit: number,
     blockDuration: number,
     throttlerName: string,
-  ): Promise<ThrottlerRecord> {
+  ): Promise<RateLimitRecord> {
     const now = Date.now();
     const id = `${throttlerName}\u0000${key}`;
     let window = this.windows.get(id);
@@ -56,8 +49,7 @@ export class FixedWindowStorage implements ThrottlerStorage, OnApplicationShutdo
     };
   }
 
-  /** Seconds the key stays blocked, without counting a hit; 0 when it is not blocked. */
-  blockedFor(key: string, throttlerName: string): number {
+  async blockedFor(key: string, throttlerName: string): Promise<number> {
     const window = this.windows.get(`${throttlerName}\u0000${key}`);
     return window ? seconds(window.blockedUntil - Date.now()) : 0;
   }
@@ -75,7 +67,7 @@ export class FixedWindowStorage implements ThrottlerStorage, OnApplicationShutdo
   }
 }
 
-function blocked(window: Window, now: number): ThrottlerRecord {
+function blocked(window: Window, now: number): RateLimitRecord {
   return {
     totalHits: window.hits,
     timeToExpire: seconds(window.resetsAt - now),

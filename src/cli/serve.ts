@@ -1,5 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import { createApp, migrate } from '../app.setup.js';
+import { GracefulShutdown } from '../http/graceful-shutdown.js';
 import { AppConfig } from '../config/app-config.js';
 import { DEMO_MERCHANT_ID, MerchantService } from '../merchants/merchant.service.js';
 
@@ -15,7 +16,7 @@ export async function serve(
   options: ServeOptions,
 ): Promise<{ app: INestApplication; url: string }> {
   const app = await createApp(config);
-  app.enableShutdownHooks();
+  app.get(GracefulShutdown).onSignals(app);
   if (options.migrate) await migrate(app);
   await options.beforeListen?.(app);
   await refuseUnsafeProduction(app, config);

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, EntityTarget, InsertResult, ObjectLiteral } from 'typeorm';
+import { DatabaseFileMonitor } from './database-file-monitor.js';
 import { isUniqueViolation } from './dialect.js';
 import { Transactions, Tx } from './transactions.js';
 
@@ -26,14 +27,23 @@ export function managerOf(tx: Tx): EntityManager {
 export class TypeOrmTransactions extends Transactions {
   private tail: Promise<unknown> = Promise.resolve();
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly file: DatabaseFileMonitor,
+  ) {
     super();
   }
 
   run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    const result = this.tail.then(() =>
-      this.dataSource.transaction((manager) => work(new TypeOrmTx(manager))),
-    );
+    const result = this.tail.then(async () => {
+      const value = await this.dataSource.transaction(async (manager) => {
+        const done = await work(new TypeOrmTx(manager));
+        this.file.assertPresent(); // before COMMIT: a gone file rolls the work back
+        return done;
+      });
+      this.file.assertPresent(); // after COMMIT: a write into a gone file is never acknowledged
+      return value;
+    });
     this.tail = result.catch(() => undefined);
     return result;
   }

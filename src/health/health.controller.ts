@@ -1,7 +1,9 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { ApiError } from '../common/errors/api-error.js';
 import { Endpoint } from '../common/http/endpoint.decorator.js';
+import { ServiceState } from '../common/service-state.js';
 
 @ApiTags('Health')
 @Controller('health')
@@ -9,6 +11,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
+    private readonly state: ServiceState,
   ) {}
 
   @Get('live')
@@ -33,6 +36,13 @@ export class HealthController {
     ],
   })
   ready() {
+    if (this.state.draining || this.state.databaseLost) {
+      throw new ApiError('SERVICE_UNAVAILABLE', {
+        message: this.state.draining
+          ? 'This instance is shutting down.'
+          : 'The database file is gone; this instance cannot serve until it is restarted.',
+      });
+    }
     return this.health.check([() => this.database.pingCheck('database', { timeout: 2000 })]);
   }
 }

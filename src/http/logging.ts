@@ -1,117 +1,126 @@
-import { RequestMethod } from '@nestjs/common';
+import type { LoggerService } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Params } from 'nestjs-pino';
-import type { DestinationStream } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import type { AppConfig } from '../config/app-config.js';
-import { redactValidationKey } from '../common/masking.js';
-import {
-  PAYMENT_SESSIONS_ADMIN_PATH,
-  PAYMENT_STATUS_PATH,
-} from '../payment-status/payment-status.routes.js';
+import type { PathInfo } from './paths.js';
+
+/**
+ * Logs are JSON lines (pino). There is no per-request logger: a request's one completion line
+ * carries its fields, and anything logged about a request names its `requestId` itself.
+ * Nothing from headers or bodies is ever logged; URLs appear only in their loggable form (see
+ * classifyPath), so no API key, admin token, full validation key or personal data is written.
+ */
+export function createLogger(config: AppConfig, stream?: DestinationStream): Logger {
+  return pino(
+    { level: config.logLevel, base: { pid: process.pid } },
+    stream ?? pino.destination({ dest: 1, sync: false }),
+  );
+}
+
+/** Writes what is buffered; the process is about to exit. */
+export function flushLogger(logger: Logger): void {
+  try {
+    logger.flush();
+    const stream = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as {
+      flushSync?: () => void;
+    };
+    stream.flushSync?.();
+  } catch {
+    // a destination that cannot flush synchronously has nothing buffered
+  }
+}
+
+/** Nest's own messages (start-up, unexpected errors) through the same pino logger. */
+export class NestLogger implements LoggerService {
+  constructor(private readonly logger: Logger) {}
+
+  log(message: unknown, context?: unknown): void {
+    this.write('info', message, context);
+  }
+  error(message: unknown, ...rest: unknown[]): void {
+    this.write('error', message, rest[rest.length - 1]);
+  }
+  warn(message: unknown, context?: unknown): void {
+    this.write('warn', message, context);
+  }
+  debug(message: unknown, context?: unknown): void {
+    this.write('debug', message, context);
+  }
+  verbose(message: unknown, context?: unknown): void {
+    this.write('trace', message, context);
+  }
+  fatal(message: unknown, context?: unknown): void {
+    this.write('fatal', message, context);
+  }
+
+  private write(level: pino.Level, message: unknown, context: unknown): void {
+    if (!this.logger.isLevelEnabled(level)) return;
+    const fields = typeof context === 'string' ? { context } : {};
+    if (typeof message === 'object' && message !== null) {
+      this.logger[level]({ ...fields, ...(message as object) });
+    } else {
+      this.logger[level](fields, String(message));
+    }
+  }
+}
 
 /** An incoming x-request-id is echoed only when it is short and printable. */
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+const REQUEST_ID = Symbol('requestId');
+const ROUTE = Symbol('route');
 
-/** The caller's x-request-id when it is acceptable, else a new UUID. */
+type Tagged = IncomingMessage & {
+  [REQUEST_ID]?: string;
+  [ROUTE]?: string;
+  route?: { path?: string };
+};
+
+/** The request's id: the caller's x-request-id when acceptable, else a new UUID; fixed once chosen. */
 export function requestIdOf(request: IncomingMessage): string {
-  const given = request.headers['x-request-id'];
-  return typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
+  const tagged = request as Tagged;
+  if (tagged[REQUEST_ID] === undefined) {
+    const given = request.headers['x-request-id'];
+    tagged[REQUEST_ID] =
+      typeof given === 'string' && REQUEST_ID_PATTERN.test(given) ? given : randomUUID();
+  }
+  return tagged[REQUEST_ID];
 }
 
-/** Picks the request's id and echoes it on the response (Express; pino-http's generator). */
-export function assignRequestId(request: IncomingMessage, response: ServerResponse): string {
-  const id = requestIdOf(request);
-  response.setHeader('x-request-id', id);
-  return id;
+/** Records the route template that served the request (platforms without `req.route`). */
+export function setRouteTemplate(request: IncomingMessage, template: string | undefined): void {
+  (request as Tagged)[ROUTE] = template;
 }
 
-/** Paths that carry a validation key: the merchant's status lookup and the operator's routes. */
-const VALIDATION_KEY_PATH = new RegExp(
-  `(/(?:${[PAYMENT_STATUS_PATH, PAYMENT_SESSIONS_ADMIN_PATH].join('|')})/)([^/?#]*)`,
-);
-
-/** The URL as it may be logged: a validation key shows only its first characters. */
-export function loggableUrl(url: string | undefined): string {
-  if (!url) return '';
-  return url.replace(VALIDATION_KEY_PATH, (_all, prefix: string, key: string) => {
-    let decoded = key;
-    try {
-      decoded = decodeURIComponent(key);
-    } catch {
-      // keep the raw text; it is redacted all the same
-    }
-    return `${prefix}${redactValidationKey(decoded)}`;
-  });
+/** The route template that served the request (never the raw URL), when one did. */
+export function routeTemplateOf(request: IncomingMessage): string | undefined {
+  const tagged = request as Tagged;
+  return tagged[ROUTE] ?? tagged.route?.path;
 }
 
 /**
- * Structured JSON request logs. Only chosen fields are serialised: no header (so no API key or
- * admin token), no body (so no personal data), and URLs with validation keys cut to 6 characters.
+ * The completion line of a request: `requestId`, `method`, `url` (loggable form), `route`,
+ * `statusCode`, `latencyMs`; level warn for 4xx, error for 5xx. An answer cut off before it was
+ * complete says `aborted`.
  */
-export function loggerParams(config: AppConfig, stream?: DestinationStream): Params {
-  return {
-    pinoHttp: {
-      level: config.logLevel,
-      stream,
-      genReqId: assignRequestId,
-      customAttributeKeys: { reqId: 'requestId', responseTime: 'latencyMs' },
-      serializers: {
-        // pino-http binds the request to a child logger on every request, logged or not; the
-        // request's fields go on the completion line only (customSuccessObject below).
-        req: () => undefined,
-        res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
-        err: (err: { type?: string; message?: string; stack?: string }) => ({
-          type: err?.type,
-          message: err?.message,
-          stack: err?.stack,
-        }),
-      },
-      customSuccessObject: (req, _res, line) => ({ ...requestFields(req), ...line }),
-      customErrorObject: (req, _res, _err, line) => ({ ...requestFields(req), ...line }),
-      customSuccessMessage: (req, res) =>
-        `${req.method} ${loggableUrl(fullUrl(req))} ${res.statusCode}`,
-      customErrorMessage: (req, res) =>
-        `${req.method} ${loggableUrl(fullUrl(req))} ${res.statusCode}`,
-      customLogLevel: (_req, res, err) =>
-        err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
-      // Both platforms give the raw request its id before this runs (see platform.ts);
-      // pino-http keeps an existing req.id and only calls genReqId without one.
-      quietReqLogger: true,
-      quietResLogger: true,
-      redact: {
-        paths: [
-          'req.headers',
-          'headers',
-          'key',
-          'apiKey',
-          'authorization',
-          'validationKey',
-          'paymentResponse',
-          '*.paymentResponse',
-        ],
-        censor: '[redacted]',
-      },
-    },
-    // Every path, unmatched ones included, so 404s are logged with their request id too.
-    forRoutes: [{ path: '{*splat}', method: RequestMethod.ALL }],
+export function logCompletion(
+  logger: Logger,
+  request: IncomingMessage,
+  response: ServerResponse,
+  path: PathInfo,
+  latencyMs: number,
+): void {
+  const status = response.statusCode;
+  const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+  if (!logger.isLevelEnabled(level)) return;
+  const line: Record<string, unknown> = {
+    requestId: requestIdOf(request),
+    method: request.method,
+    url: path.loggable,
+    route: routeTemplateOf(request),
+    statusCode: status,
+    latencyMs: Math.round(latencyMs * 10) / 10,
   };
-}
-
-/** What a request's completion line says about the request. */
-function requestFields(req: IncomingMessage) {
-  return { method: req.method, url: loggableUrl(fullUrl(req)), route: routeOf(req) };
-}
-
-/** Express strips a middleware's mount path from req.url; originalUrl keeps it. */
-export function fullUrl(req: IncomingMessage): string | undefined {
-  return (req as IncomingMessage & { originalUrl?: string }).originalUrl ?? req.url;
-}
-
-function routeOf(req: IncomingMessage): string | undefined {
-  const withRoute = req as IncomingMessage & {
-    route?: { path?: string };
-    routeOptions?: { url?: string };
-  };
-  return withRoute.route?.path ?? withRoute.routeOptions?.url;
+  if (!response.writableFinished) line.aborted = true;
+  logger[level](line, `${request.method} ${path.loggable} ${status}`);
 }

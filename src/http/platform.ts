@@ -1,15 +1,18 @@
 import { DynamicModule, INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ExpressAdapter, type NestExpressApplication } from '@nestjs/platform-express';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import express from 'express';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { TRANSACTION_NOT_FOUND_BODY, errorItem } from '../common/errors/api-error.js';
+import type { Socket } from 'node:net';
+import { ApiError } from '../common/errors/api-error.js';
 import { MAX_BODY_BYTES } from '../common/errors/error-catalog.js';
-import { isPaymentStatusPath } from './route-table.js';
-import { assignRequestId, requestIdOf } from './logging.js';
+import { nestsDeeperThan, tooDeepError } from '../common/http/json-depth.js';
 import type { HttpPlatform } from '../config/app-config.js';
+import { answerOf, writeAnswer } from './error-answer.js';
+import { requestIdOf, setRouteTemplate } from './logging.js';
 
 /**
  * Security headers of helmet. The only HTML the service serves is Swagger UI, whose page needs
@@ -30,10 +33,10 @@ const HELMET_OPTIONS = {
 };
 
 /**
- * The headers helmet sets, computed once. They do not depend on the request, and building them
- * per request (as @fastify/helmet does) costs more than the rest of a cached answer.
+ * The headers helmet sets, computed once: they do not depend on the request, and building them
+ * per request costs more than the rest of a cached answer.
  */
-function helmetHeaders(): Record<string, string> {
+export function securityHeaders(): Record<string, string> {
   const headers: Record<string, string> = {};
   const collect = {
     setHeader: (name: string, value: string | number) => (headers[name] = String(value)),
@@ -47,15 +50,23 @@ function helmetHeaders(): Record<string, string> {
   return headers;
 }
 
+/** What the platform calls back into, bound once the application's pipeline exists. */
+export interface PlatformHooks {
+  /** A request Node could not read (Fastify answers those itself unless told otherwise). */
+  clientError(error: Error & { code?: string }, socket: Socket): void;
+  /** A URL the router could not even decode: the error to answer it with. */
+  undecodableUrl(request: IncomingMessage): Promise<ApiError>;
+}
+
 /**
  * Creates the Nest application on the chosen HTTP platform with the same behaviour on both:
- * JSON bodies up to 1 MiB, helmet's security headers, no framework banner, no automatic ETag.
- * This is the only file that knows which platform runs.
+ * JSON bodies up to 1 MiB and 32 levels deep, no framework banner, no automatic ETag. This is the
+ * only file that knows which platform runs.
  */
 export async function createPlatformApp(
   module: DynamicModule,
   platform: HttpPlatform,
-  contextPath: string,
+  hooks: PlatformHooks,
 ): Promise<INestApplication> {
   const options = { bufferLogs: true, abortOnError: false } as const;
   if (platform === 'fastify') {
@@ -66,46 +77,75 @@ export async function createPlatformApp(
       maxParamLength: 16 * 1024,
       return503OnClosing: false,
       genReqId: requestIdOf,
+      clientErrorHandler: (error, socket) => hooks.clientError(error, socket),
       frameworkErrors: (_error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-        // A URL that cannot be decoded never reaches Nest; answer it like Nest would.
-        const notFound = isPaymentStatusPath(request.url, contextPath)
-          ? TRANSACTION_NOT_FOUND_BODY
-          : JSON.stringify({ errors: [errorItem('NOT_FOUND')] });
-        void reply
-          .code(404)
-          .header('content-type', 'application/json; charset=utf-8')
-          .header('x-request-id', request.id)
-          .send(notFound);
+        void hooks.undecodableUrl(request.raw).then((error) => {
+          const answer = answerOf(error);
+          void reply
+            .code(answer.status)
+            .headers(answer.headers)
+            .type('application/json; charset=utf-8')
+            .send(answer.body);
+        });
       },
     });
-    const securityHeaders = helmetHeaders();
-    adapter.getInstance().addHook('onRequest', (request, reply, done) => {
-      reply.headers(securityHeaders);
-      reply.header('x-request-id', request.id);
+    const fastify = adapter.getInstance() as unknown as FastifyInstance;
+    fastify.addHook('onRequest', (request: FastifyRequest, _reply, done) => {
+      setRouteTemplate(request.raw, request.routeOptions.url);
       done();
     });
-    return NestFactory.create<NestFastifyApplication>(module, adapter, options);
+    useDepthCheckingJsonParser(fastify);
+    return NestFactory.create<NestFastifyApplication>(module, adapter, {
+      ...options,
+      bodyParser: false,
+    });
   }
-  const app = await NestFactory.create<NestExpressApplication>(module, {
+  // Paths match case-sensitively, as on Fastify: `/API/...` is not a route on either platform.
+  // Express reads this once, when it creates its router (which Nest's adapter does at once).
+  const instance = express();
+  instance.set('case sensitive routing', true);
+  const adapter = new ExpressAdapter(instance);
+  const app = await NestFactory.create<NestExpressApplication>(module, adapter, {
     ...options,
     bodyParser: false,
   });
   app.disable('x-powered-by');
   app.set('etag', false);
-  // The request id is chosen before the body is parsed, so a refused body (malformed, too
-  // large) still echoes it; pino-http keeps an id that is already set.
-  app.use(
-    (request: IncomingMessage & { id?: string }, response: ServerResponse, next: () => void) => {
-      request.id = assignRequestId(request, response);
-      next();
-    },
-  );
-  app.useBodyParser('json', {
+  // Nest's options type leaves `verify` out (it uses it for raw bodies, which this app does not
+  // want); body-parser runs it before parsing, which is where the depth check belongs.
+  const json = {
     limit: MAX_BODY_BYTES,
     type: ['application/json', 'application/*+json'],
-  });
-  app.use(helmet(HELMET_OPTIONS));
+    verify: (_request: IncomingMessage, _response: ServerResponse, body: Buffer) => {
+      if (nestsDeeperThan(body.toString('utf8'))) throw tooDeepError();
+    },
+  };
+  app.useBodyParser('json', json);
+  app
+    .getHttpServer()
+    .on('clientError', (error: Error, socket: Socket) => hooks.clientError(error, socket));
   return app;
+}
+
+/** Fastify's JSON parser (with its prototype-poisoning protection) behind the depth check. */
+function useDepthCheckingJsonParser(fastify: FastifyInstance): void {
+  const parse = fastify.getDefaultJsonParser('error', 'ignore');
+  fastify.removeContentTypeParser('application/json');
+  for (const type of ['application/json', /^application\/[\w.+-]+\+json$/]) {
+    fastify.addContentTypeParser(
+      type as string,
+      { parseAs: 'string', bodyLimit: MAX_BODY_BYTES },
+      (
+        request: FastifyRequest,
+        body: string | Buffer,
+        done: (error: Error | null, value?: unknown) => void,
+      ) => {
+        const text = String(body);
+        if (nestsDeeperThan(text)) done(tooDeepError());
+        else parse(request, text, done);
+      },
+    );
+  }
 }
 
 /**
@@ -114,11 +154,14 @@ export async function createPlatformApp(
  */
 export function answerUnmatchedRoutes(app: INestApplication, platform: HttpPlatform): void {
   if (platform !== 'express') return;
-  const body = JSON.stringify({ errors: [errorItem('NOT_FOUND')] });
-  // The request id was set by the first middleware (see createPlatformApp).
-  app.use((_request: IncomingMessage, response: ServerResponse) => {
-    response.statusCode = 404;
-    response.setHeader('content-type', 'application/json; charset=utf-8');
-    response.end(body);
+  app.use((request: IncomingMessage, response: ServerResponse) => {
+    const path = (request.url ?? '/')
+      .split('?')[0]
+      .replace(/[^\x20-\x7e]/g, '?')
+      .slice(0, 100);
+    writeAnswer(
+      response,
+      answerOf(new ApiError('NOT_FOUND', { message: `No route ${request.method} ${path}.` })),
+    );
   });
 }

@@ -1,5 +1,7 @@
+import { Injectable } from '@nestjs/common';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { PAYMENT_STATUS_PATH } from '../payment-status/payment-status.routes.js';
+import { ADMIN_SCHEME, API_KEY_SCHEME } from '../common/http/endpoint.decorator.js';
+import { classifyPath, type PathPolicy } from './paths.js';
 
 interface Route {
   pattern: RegExp;
@@ -10,16 +12,19 @@ interface Route {
  * The application's routes as the OpenAPI document lists them, so an unmatched request can be
  * told apart: wrong method on a real path (405) or no such path (404).
  */
+@Injectable()
 export class RouteTable {
   private routes: Route[] = [];
 
-  constructor(private readonly contextPath = '') {}
-
-  load(document: OpenAPIObject): void {
+  /** Reads the routes from the document, whose paths may or may not include CONTEXT_PATH. */
+  load(document: OpenAPIObject, contextPath: string): void {
+    const local = (path: string) =>
+      contextPath && path.startsWith(`${contextPath}/`) ? path.slice(contextPath.length) : path;
+    assertAccessMatchesPaths(document, local);
     this.routes = Object.entries(document.paths).map(([path, item]) => ({
       pattern: new RegExp(
         '^' +
-          path
+          (contextPath + local(path))
             .split(/\{[^}]+\}/)
             .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
             .join('[^/]+') +
@@ -45,14 +50,29 @@ export class RouteTable {
     if (methods.has('GET')) methods.add('HEAD');
     return [...methods].sort();
   }
-
-  /** Anything under the payment-status route answers like an unknown key. */
-  isPaymentStatusPath(url: string): boolean {
-    return isPaymentStatusPath(url, this.contextPath);
-  }
 }
 
-/** Anything under the payment-status route answers like an unknown key. */
-export function isPaymentStatusPath(url: string, contextPath: string): boolean {
-  return url.split('?')[0].startsWith(`${contextPath}/${PAYMENT_STATUS_PATH}/`);
+/**
+ * Admission decides who may call from the path alone (before routing); each route declares its
+ * access with @Endpoint. They must agree, or a route could be declared for merchants and served to
+ * anyone: start-up stops on the first disagreement.
+ */
+function assertAccessMatchesPaths(document: OpenAPIObject, local: (path: string) => string): void {
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      const security = (operation as { security?: Record<string, unknown>[] }).security ?? [];
+      const schemes = security.flatMap((requirement) => Object.keys(requirement));
+      const declared: PathPolicy = schemes.includes(API_KEY_SCHEME)
+        ? 'merchant'
+        : schemes.includes(ADMIN_SCHEME)
+          ? 'operator'
+          : 'public';
+      const { policy } = classifyPath(local(path), '');
+      if (declared !== policy) {
+        throw new Error(
+          `${method.toUpperCase()} ${path} is declared for ${declared} callers, but its path is admitted as ${policy}`,
+        );
+      }
+    }
+  }
 }

@@ -1,8 +1,9 @@
 import { CacheableMemory } from '@cacheable/memory';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error.js';
 import { Transactions, type Tx } from '../database/transactions.js';
 import { MerchantService } from '../merchants/merchant.service.js';
+import { CacheLookups, UNCOUNTED_CACHE_LOOKUPS } from '../metrics/cache-lookups.js';
 import { PaymentReportDto } from './dto/payment-report.dto.js';
 import { sameReport, statusFieldErrors, toStoredReport } from './payment-report.rules.js';
 import {
@@ -11,7 +12,12 @@ import {
   TransitionRecord,
 } from './payment-session.repository.js';
 import { buildStatusElement } from './payment-status.shapes.js';
-import { MAX_VALIDATION_KEY_LENGTH, isFinal } from './payment-status.types.js';
+import {
+  MAX_VALIDATION_KEY_LENGTH,
+  VALIDATION_KEY_RULE,
+  isFinal,
+  isValidationKey,
+} from './payment-status.types.js';
 
 export type ReportOutcome = 'created' | 'updated' | 'unchanged';
 
@@ -46,6 +52,7 @@ export class PaymentSessionService {
     private readonly sessions: PaymentSessionRepository,
     private readonly merchants: MerchantService,
     private readonly transactions: Transactions,
+    @Optional() private readonly lookups: CacheLookups = UNCOUNTED_CACHE_LOOKUPS,
   ) {}
 
   /**
@@ -56,6 +63,7 @@ export class PaymentSessionService {
    */
   async statusBody(validationKey: string, merchantId?: string): Promise<string | undefined> {
     const final = this.finalAnswers.get<FinalAnswer>(validationKey);
+    this.lookups.cacheLookup('final_status', Boolean(final));
     if (final) {
       return merchantId === undefined || final.merchantId === merchantId ? final.body : undefined;
     }
@@ -141,8 +149,8 @@ export class PaymentSessionService {
 
   private validate(validationKey: string, report: PaymentReportDto): void {
     const errors = statusFieldErrors(validationKey, report);
-    if (validationKey.length === 0 || validationKey.length > MAX_VALIDATION_KEY_LENGTH) {
-      errors.unshift({ field: 'validationKey', message: 'must be a text of 1 to 255 characters' });
+    if (!isValidationKey(validationKey)) {
+      errors.unshift({ field: 'validationKey', message: VALIDATION_KEY_RULE });
     }
     if (errors.length > 0) throw ApiError.invalidParameters(errors);
   }

@@ -1,7 +1,7 @@
 import { Controller, Get, Header, Param } from '@nestjs/common';
 import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../auth/current-caller.decorator.js';
-import { NotFoundLimiter } from '../auth/not-found-limiter.js';
+import { RateLimits } from '../auth/rate-limits.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { Endpoint } from '../common/http/endpoint.decorator.js';
 import { JSON_CONTENT_TYPE } from '../common/http/response.js';
@@ -19,7 +19,7 @@ import { PAYMENT_STATUS_PATH } from './payment-status.routes.js';
 export class PaymentStatusController {
   constructor(
     private readonly sessions: PaymentSessionService,
-    private readonly notFoundLimiter: NotFoundLimiter,
+    private readonly limits: RateLimits,
   ) {}
 
   @Get(':validationKey')
@@ -53,10 +53,13 @@ export class PaymentStatusController {
     @Param('validationKey') validationKey: string,
     @CurrentCaller() caller: Caller,
   ): Promise<string> {
-    this.notFoundLimiter.assertAllowed(caller.tracker);
+    const blocked = await this.limits.statusLookupRefusal(caller.tracker);
+    if (blocked) throw blocked;
     const body = await this.sessions.statusBody(validationKey, caller.merchantId);
     if (body !== undefined) return body;
-    await this.notFoundLimiter.recordMiss(caller.tracker);
-    throw new ApiError('TRANSACTION_FAILED', { field: 'validationKey' });
+    throw (
+      (await this.limits.countMiss(caller.tracker)) ??
+      new ApiError('TRANSACTION_FAILED', { field: 'validationKey' })
+    );
   }
 }

@@ -42,7 +42,22 @@ export const ErrorKind = {
     type: 'VALIDATION',
     message: 'The request body must be application/json.',
   },
+  REQUEST_TIMEOUT: {
+    status: 408,
+    type: 'FATAL',
+    message: 'The request was not received in time.',
+  },
+  EXPECTATION_FAILED: {
+    status: 417,
+    type: 'VALIDATION',
+    message: 'The Expect header is not supported.',
+  },
   RATE_LIMITED: { status: 429, type: 'FATAL', message: 'Too many requests; retry later.' },
+  HEADERS_TOO_LARGE: {
+    status: 431,
+    type: 'VALIDATION',
+    message: 'The request headers are too large.',
+  },
   INTERNAL_ERROR: { status: 500, type: 'FATAL', message: 'An unexpected error occurred.' },
   SERVICE_UNAVAILABLE: {
     status: 503,

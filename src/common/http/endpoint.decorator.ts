@@ -1,4 +1,4 @@
-import { SetMetadata, applyDecorators } from '@nestjs/common';
+import { SetMetadata, UseGuards, applyDecorators } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiHeader,
@@ -12,15 +12,13 @@ import {
 } from '@nestjs/swagger';
 import { ErrorCode, ErrorKind } from '../errors/error-catalog.js';
 import { ErrorEnvelopeDto } from './error-envelope.dto.js';
+import { JsonBodyGuard } from './json-body.guard.js';
 
 /** Names of the OpenAPI security schemes. */
 export const API_KEY_SCHEME = 'apiKey';
 export const ADMIN_SCHEME = 'adminToken';
 
-/**
- * Who may call a route: a merchant with an API key, the operator with the admin token, or anyone.
- * Routes without an Endpoint declaration are merchant routes.
- */
+/** Who may call a route: a merchant with an API key, the operator with the admin token, or anyone. */
 export type Access = 'merchant' | 'operator' | 'public';
 export const ACCESS = 'access';
 
@@ -46,11 +44,14 @@ export interface EndpointOptions {
   errors?: ErrorCode[];
   params?: ApiParamOptions[];
   headers?: ApiHeaderOptions[];
+  /** The route reads a JSON body: any other content type is a 415. */
+  body?: boolean;
 }
 
 /**
- * A route's whole declaration: who may call it (enforced by the global guards through the ACCESS
- * metadata) and its documentation — operation, answers and every error it can give.
+ * A route's whole declaration: who may call it (enforced before routing by the path's policy,
+ * which start-up checks against this declaration), what it reads, and its documentation —
+ * operation, answers and every error it can give.
  */
 export function Endpoint(options: EndpointOptions): MethodDecorator {
   const security =
@@ -61,6 +62,7 @@ export function Endpoint(options: EndpointOptions): MethodDecorator {
         : [];
   return applyDecorators(
     SetMetadata(ACCESS, options.access),
+    ...(options.body ? [UseGuards(JsonBodyGuard)] : []),
     ApiOperation({
       operationId: options.operationId,
       summary: options.summary,

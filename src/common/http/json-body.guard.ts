@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import { ApiError } from '../common/errors/api-error.js';
-import { headerValue } from '../common/http/headers.js';
+import { ApiError } from '../errors/api-error.js';
+import { headerValue } from './headers.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 

@@ -1,0 +1,10 @@
+import { Injectable } from '@nestjs/common';
+
+/** What makes this instance unready: shutting down, or its database file gone. */
+@Injectable()
+export class ServiceState {
+  /** Set on SIGTERM/SIGINT: readiness answers 503 at once while requests in flight finish. */
+  draining = false;
+  /** Set when the SQLite file was deleted or replaced under the running process. */
+  databaseLost = false;
+}

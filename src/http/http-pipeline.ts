@@ -1,0 +1,207 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Logger } from 'pino';
+import { ApiError } from '../common/errors/api-error.js';
+import type { ErrorCode } from '../common/errors/error-catalog.js';
+import { ServiceState } from '../common/service-state.js';
+import type { AppConfig } from '../config/app-config.js';
+import { isDatabaseUnavailable } from '../database/dialect.js';
+import { Admission } from './admission.js';
+import { ErrorAnswer, answerOf, rawAnswer, writeAnswer } from './error-answer.js';
+import { logCompletion, requestIdOf } from './logging.js';
+import { classifyPath, type PathInfo } from './paths.js';
+
+type Listener = (request: IncomingMessage, response: ServerResponse) => void;
+
+/** Records what the metrics need of every request. */
+export interface RequestObserver {
+  requestCompleted(request: IncomingMessage, response: ServerResponse, seconds: number): void;
+}
+
+export interface PipelineParts {
+  config: AppConfig;
+  admission: Admission;
+  logger: Logger;
+  state: ServiceState;
+  /** Headers every answer carries (security headers), computed once. */
+  headers: Record<string, string>;
+  observer?: RequestObserver;
+}
+
+const PATH = Symbol('path');
+
+/** How a request's path was classified by the pipeline. */
+export function pathOf(request: IncomingMessage): PathInfo | undefined {
+  return (request as IncomingMessage & { [PATH]?: PathInfo })[PATH];
+}
+
+/** Node's parser errors that mean "headers too large"; every other one is a malformed request. */
+const CLIENT_ERROR_CODES: Record<string, ErrorCode> = {
+  HPE_HEADER_OVERFLOW: 'HEADERS_TOO_LARGE',
+  ERR_HTTP_REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
+};
+
+/**
+ * The steps every request takes before and after the platform (Express or Fastify) handles it,
+ * installed once on Node's HTTP server, so both platforms behave alike and no spelling of a path
+ * can skip them: a request id, the precomputed security headers, admission (api-version, rate
+ * limit, credentials), one completion log line. It also answers what Node refuses before any
+ * platform sees it (malformed requests, headers too large, a bad Expect, timeouts, CONNECT) with
+ * the error envelope, sets the time limits, and drains connections on shutdown.
+ */
+export class HttpPipeline {
+  private readonly inFlight = new Set<ServerResponse>();
+  private readonly headerEntries: [string, string][];
+  private draining = false;
+  private drained?: () => void;
+
+  constructor(
+    private readonly server: Server,
+    private readonly parts: PipelineParts,
+  ) {
+    this.headerEntries = Object.entries(parts.headers);
+  }
+
+  /** Puts the pipeline in front of the platform's request listener. */
+  install(): void {
+    const listeners = this.server.listeners('request') as Listener[];
+    if (listeners.length !== 1) throw new Error('Expected one platform request listener');
+    const [platform] = listeners;
+    this.server.removeAllListeners('request');
+    this.server.on('request', (request: IncomingMessage, response: ServerResponse) =>
+      this.handle(request, response, platform),
+    );
+    this.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+      response.shouldKeepAlive = false;
+      response.setHeader('x-request-id', requestIdOf(request));
+      writeAnswer(response, answerOf(new ApiError('EXPECTATION_FAILED', { field: 'expect' })));
+    });
+    this.server.on('connect', (_request: IncomingMessage, socket: Socket) => {
+      this.answerSocket(
+        socket,
+        new ApiError('METHOD_NOT_ALLOWED', { message: 'CONNECT is not supported.' }),
+      );
+    });
+    const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = this.parts.config.http;
+    // Node checks the time limits of open requests on this interval (30 s by default), and the
+    // body of a request is timed against the larger of the two limits.
+    Object.assign(this.server, {
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: requestTimeoutMs,
+      keepAliveTimeout: keepAliveTimeoutMs,
+      connectionsCheckingInterval: 1000,
+    });
+  }
+
+  /**
+   * Answers a request Node could not read (Express: as the server's 'clientError' listener;
+   * Fastify: as its clientErrorHandler, which it would otherwise answer itself).
+   */
+  readonly onClientError = (error: Error & { code?: string }, socket: Socket): void => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const code = CLIENT_ERROR_CODES[error.code ?? ''] ?? 'MALFORMED_REQUEST';
+    const message =
+      code === 'MALFORMED_REQUEST' ? 'The request line or headers could not be read.' : undefined;
+    this.answerSocket(socket, new ApiError(code, { message }));
+  };
+
+  /**
+   * Shutdown: no new connections, idle ones closed, requests in flight answered with
+   * `Connection: close`; resolves when none is left, or closes what is left at the deadline.
+   */
+  async drain(deadline: number): Promise<void> {
+    this.draining = true;
+    for (const response of this.inFlight) {
+      if (!response.headersSent) response.shouldKeepAlive = false;
+    }
+    this.server.close();
+    this.server.closeIdleConnections();
+    if (this.inFlight.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        this.drained = resolve;
+        timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+      });
+      clearTimeout(timer);
+    }
+    this.server.closeAllConnections();
+  }
+
+  private handle(request: IncomingMessage, response: ServerResponse, platform: Listener): void {
+    const started = performance.now();
+    response.setHeader('x-request-id', requestIdOf(request));
+    for (const [name, value] of this.headerEntries) response.setHeader(name, value);
+    if (this.draining) response.shouldKeepAlive = false;
+    const path = classifyPath(request.url ?? '/', this.parts.config.contextPath);
+    (request as IncomingMessage & { [PATH]?: PathInfo })[PATH] = path;
+    this.inFlight.add(response);
+    response.once('close', () => {
+      this.inFlight.delete(response);
+      const elapsed = performance.now() - started;
+      logCompletion(this.parts.logger, request, response, path, elapsed);
+      this.parts.observer?.requestCompleted(request, response, elapsed / 1000);
+      if (this.draining && this.inFlight.size === 0) this.drained?.();
+    });
+
+    if (this.parts.state.databaseLost && path.policy !== 'public') {
+      this.refuse(request, response, databaseLost());
+      return;
+    }
+    this.parts.admission.refusal(request, response, path).then(
+      (refusal) =>
+        refusal ? this.refuse(request, response, refusal) : platform(request, response),
+      (error: unknown) => this.refuse(request, response, this.unexpected(error, request)),
+    );
+  }
+
+  /**
+   * Answers a request the platform never saw. A body it may carry stays unread, so the
+   * connection closes after the answer rather than wait for (or misread) the rest of it.
+   */
+  private refuse(request: IncomingMessage, response: ServerResponse, error: ApiError): void {
+    if (hasBody(request)) response.shouldKeepAlive = false;
+    writeAnswer(response, answerOf(error));
+  }
+
+  private unexpected(error: unknown, request: IncomingMessage): ApiError {
+    if (isDatabaseUnavailable(error)) return new ApiError('SERVICE_UNAVAILABLE');
+    this.parts.logger.error(
+      { requestId: requestIdOf(request), err: describe(error) },
+      'Unexpected error before routing',
+    );
+    return new ApiError('INTERNAL_ERROR');
+  }
+
+  private answerSocket(socket: Socket, error: ApiError): void {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const answer: ErrorAnswer = answerOf(error);
+    this.parts.logger.warn(
+      { statusCode: answer.status, errorCode: error.code },
+      `Refused before routing: ${answer.status} ${error.code}`,
+    );
+    socket.end(rawAnswer(answer, STATUS_CODES[answer.status] ?? ''));
+  }
+}
+
+function hasBody(request: IncomingMessage): boolean {
+  const length = request.headers['content-length'];
+  return (
+    request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')
+  );
+}
+
+function databaseLost(): ApiError {
+  return new ApiError('SERVICE_UNAVAILABLE', {
+    message: 'The database file is gone; this instance cannot serve until it is restarted.',
+  });
+}
+
+function describe(error: unknown): { type: string; message: string; stack?: string } {
+  return error instanceof Error
+    ? { type: error.name, message: error.message, stack: error.stack }
+    : { type: typeof error, message: String(error) };
+}

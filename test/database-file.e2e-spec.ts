@@ -1,0 +1,80 @@
+import { copyFileSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { adminHeaders, expectEnvelope, http, startTestApp, TestApp } from './support/test-app.js';
+
+const PAIR = { currencyCode: 'USDT', currencyName: 'Tether', protocol: 'TRC20', countryCode: 'IE' };
+const CATALOG = '/api/crypto-currency-protocol-processors';
+
+describe('the SQLite file deleted or replaced under a running process (e2e)', () => {
+  let dir: string;
+  let file: string;
+  let t: TestApp;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gateway-file-'));
+    file = join(dir, 'gateway.sqlite');
+    t = await startTestApp({ DATABASE_URL: `sqlite:${file}` });
+    await t.seed({ merchants: [{ id: 'acme', name: 'Acme' }], cryptoPairs: [PAIR] });
+  });
+  afterEach(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const put = (app: TestApp, key: string) =>
+    http(`${app.url}/admin/payment-sessions/${key}`, {
+      method: 'PUT',
+      headers: adminHeaders,
+      body: { merchantId: 'acme', status: 'PENDING' },
+    });
+
+  const remove = {
+    deleted: () => {
+      for (const suffix of ['', '-wal', '-shm']) rmSync(file + suffix, { force: true });
+    },
+    replaced: () => {
+      copyFileSync(file, `${file}.copy`);
+      renameSync(`${file}.copy`, file);
+    },
+  };
+
+  it.each(Object.keys(remove) as (keyof typeof remove)[])(
+    'when %s: writes, reads and readiness answer 503, nothing is acknowledged, liveness stays up',
+    async (how) => {
+      expect((await put(t, 'vk_before_1')).status).toBe(201);
+      remove[how]();
+
+      const write = await put(t, 'vk_after_1');
+      expectEnvelope(write, 503, 'SERVICE_UNAVAILABLE');
+      expect(Number(write.headers.get('retry-after'))).toBeGreaterThan(0);
+      const patch = await http(`${t.url}/admin/crypto-pairs/1`, {
+        method: 'PATCH',
+        headers: adminHeaders,
+        body: { enabled: false },
+      });
+      expectEnvelope(patch, 503, 'SERVICE_UNAVAILABLE');
+      expectEnvelope(await http(t.url + CATALOG), 503, 'SERVICE_UNAVAILABLE');
+      expectEnvelope(await http(`${t.url}/health/ready`), 503, 'SERVICE_UNAVAILABLE');
+      expect((await http(`${t.url}/health/live`)).status).toBe(200);
+
+      // A new process on the file now on disk: the refused writes are not there.
+      await t.close();
+      t = await startTestApp({ DATABASE_URL: `sqlite:${file}` });
+      const history = await http(`${t.url}/admin/payment-sessions/vk_after_1/history`, {
+        headers: adminHeaders,
+      });
+      expectEnvelope(history, 404, 'NOT_FOUND');
+      const pairs = await http(`${t.url}/admin/crypto-pairs`, { headers: adminHeaders });
+      expect(pairs.status).toBe(200);
+      for (const pair of pairs.body.payload) expect(pair.enabled).toBe(true);
+    },
+  );
+
+  it('notices a deletion between writes within a second, without a write to reveal it', async () => {
+    remove.deleted();
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expectEnvelope(await http(`${t.url}/health/ready`), 503, 'SERVICE_UNAVAILABLE');
+    expectEnvelope(await http(t.url + CATALOG), 503, 'SERVICE_UNAVAILABLE');
+  });
+});

@@ -1,0 +1,124 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MainProcess, startMain } from './support/main-process.js';
+import { ServiceState } from '../src/common/service-state.js';
+import { ADMIN_TOKEN, expectEnvelope, http, startTestApp } from './support/test-app.js';
+
+/** A raw connection whose bytes the test writes and reads itself. */
+function open(
+  port: number,
+): Promise<{ socket: Socket; received: () => string; ended: Promise<number> }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk.toString('utf8')));
+    const ended = new Promise<number>((done) => socket.on('close', () => done(Date.now())));
+    socket.on('error', () => undefined);
+    socket.once('connect', () => resolve({ socket, received: () => text, ended }));
+    socket.once('error', reject);
+  });
+}
+
+const until = async (check: () => boolean, ms = 5000) => {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+};
+
+const body = JSON.stringify({ merchantId: 'nobody', status: 'PENDING' });
+const slowPut =
+  'PUT /admin/payment-sessions/vk_shutdown_1 HTTP/1.1\r\nHost: x\r\n' +
+  `Authorization: Bearer ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\n` +
+  `Content-Length: ${body.length}\r\n\r\n`;
+
+describe('shutdown of the production process (e2e)', () => {
+  let dir: string;
+  let main: MainProcess | undefined;
+  const start = (env: Record<string, string> = {}) =>
+    startMain({ DATABASE_URL: `sqlite:${join(dir, 'gateway.sqlite')}`, ADMIN_TOKEN, ...env });
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'gateway-shutdown-'));
+  });
+  afterEach(() => {
+    main?.child.kill('SIGKILL');
+    main = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'exits 0 on %s, closing the database cleanly',
+    async (signal) => {
+      main = await start();
+      for (let i = 0; i < 20; i++) await fetch(`${main.url}/health/ready`);
+      const sent = Date.now();
+      main.child.kill(signal);
+      const { code, signal: killedBy, at } = await main.exited;
+      expect({ code, killedBy }).toEqual({ code: 0, killedBy: null });
+      expect(at - sent).toBeLessThan(3000);
+      expect(main.output()).not.toMatch(/SQLITE_BUSY|unfinalized|Error/);
+    },
+  );
+
+  it('answers the request in flight with Connection: close, refuses new connections, closes idle ones', async () => {
+    main = await start();
+    const idle = await open(main.port);
+    idle.socket.write('GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n');
+    await until(() => idle.received().includes('"ok"'));
+    const busy = await open(main.port);
+    busy.socket.write(slowPut + body.slice(0, 5));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+
+    const sent = Date.now();
+    main.child.kill('SIGTERM');
+    expect((await idle.ended) - sent).toBeLessThan(1000);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const refused = await open(main.port).then(
+      (c) => (c.socket.destroy(), false),
+      () => true,
+    );
+    expect(refused).toBe(true);
+
+    busy.socket.write(body.slice(5));
+    await busy.ended;
+    // The body names an unknown merchant: the request was read and answered, not cut off.
+    expect(busy.received()).toMatch(/^HTTP\/1\.1 400 /);
+    expect(busy.received()).toMatch(/\r\nConnection: close\r\n/i);
+    expect(busy.received()).toContain('"field":"merchantId"');
+    expect((await main.exited).code).toBe(0);
+  });
+
+  it('closes what is left at SHUTDOWN_TIMEOUT_MS and still exits 0 in time', async () => {
+    main = await start({ SHUTDOWN_TIMEOUT_MS: '2000' });
+    const stuck = await open(main.port);
+    stuck.socket.write(slowPut + body.slice(0, 5));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const sent = Date.now();
+    main.child.kill('SIGTERM');
+    const { code, at } = await main.exited;
+    expect(code).toBe(0);
+    expect(at - sent).toBeLessThan(2000 + 300);
+    expect(at - sent).toBeGreaterThan(1000);
+    await stuck.ended;
+  });
+});
+
+describe('readiness while shutting down (e2e)', () => {
+  it('answers 503 SERVICE_UNAVAILABLE with Retry-After once draining starts; liveness stays 200', async () => {
+    const t = await startTestApp();
+    try {
+      expect((await http(`${t.url}/health/ready`)).status).toBe(200);
+      t.app.get(ServiceState).draining = true;
+      const ready = await http(`${t.url}/health/ready`);
+      expectEnvelope(ready, 503, 'SERVICE_UNAVAILABLE');
+      expect(Number(ready.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await http(`${t.url}/health/live`)).status).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,0 +1,62 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+
+export interface MainProcess {
+  child: ChildProcess;
+  url: string;
+  port: number;
+  output: () => string;
+  /** Resolves with the exit code and the milliseconds since `since`. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+}
+
+/** A free loopback port. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts the production entry point (`node dist/main.js`, as `npm run start:prod` does) with the
+ * given environment, on a free loopback port, and waits until it answers.
+ */
+export async function startMain(env: Record<string, string>): Promise<MainProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['dist/main.js'], {
+    env: {
+      PATH: process.env.PATH,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      HTTP_PLATFORM: process.env.HTTP_PLATFORM ?? 'express',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>(
+    (resolve) => child.on('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const up = await fetch(`${url}/health/live`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) break;
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`dist/main.js did not start:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { child, url, port, output: () => output, exited };
+}
