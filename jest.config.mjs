@@ -25,12 +25,20 @@ const base = {
   ],
 };
 
+/** Specs about SQLite itself (its file, the sandbox, the process on its default database). */
+const SQLITE_ONLY = ['sqlite-file', 'quick-start', 'startup', 'shutdown', 'seed'].map(
+  (name) => `/test/${name}\\.e2e-spec\\.ts$`,
+);
+/** Specs that need PostgreSQL: run by the e2e-postgres and multi-instance projects. */
+const POSTGRES_ONLY = ['/test/postgres\\.e2e-spec\\.ts$', '/test/multi-instance\\.e2e-spec\\.ts$'];
+
 /** The end-to-end suite once per HTTP platform: same specs, HTTP_PLATFORM set per project. */
 const e2e = (platform) => ({
   ...base,
   displayName: `e2e-${platform}`,
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.e2e-spec.ts'],
+  testPathIgnorePatterns: ['/node_modules/', ...POSTGRES_ONLY],
   setupFiles: [`<rootDir>/test/support/platform-${platform}.cjs`],
 });
 
@@ -42,5 +50,20 @@ export default {
     { ...base, displayName: 'unit', roots: ['<rootDir>/src'], testMatch: ['**/*.spec.ts'] },
     e2e('express'),
     e2e('fastify'),
+    {
+      // The e2e suite again, on PostgreSQL and Redis (one platform: the default).
+      ...e2e('postgres'),
+      testPathIgnorePatterns: ['/node_modules/', ...SQLITE_ONLY, POSTGRES_ONLY[1]],
+      globalSetup: '<rootDir>/test/support/postgres-global-setup.mjs',
+      globalTeardown: '<rootDir>/test/support/postgres-global-teardown.mjs',
+    },
+    {
+      // Two production processes on one PostgreSQL and one Redis of their own.
+      ...base,
+      displayName: 'multi-instance',
+      roots: ['<rootDir>/test'],
+      testMatch: ['**/multi-instance.e2e-spec.ts'],
+      testTimeout: 120000,
+    },
   ],
 };

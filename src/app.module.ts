@@ -24,7 +24,7 @@ export class AppModule {
       global: true,
       imports: [
         TypeOrmModule.forRoot({
-          ...dataSourceOptions(config.databaseUrl),
+          ...dataSourceOptions(config.databaseUrl, config.databasePoolSize),
           // The connection is retried by the pool; a dead database must not stop the process.
           retryAttempts: 0,
         }),

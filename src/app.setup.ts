@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { runMigrationsOnce } from './database/dialect.js';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module.js';
 import { ServiceState } from './common/service-state.js';
@@ -82,5 +83,5 @@ export function setupApp(app: INestApplication, config: AppConfig): void {
 
 /** Runs pending migrations on the application's data source. */
 export async function migrate(app: INestApplication): Promise<void> {
-  await app.get(DataSource).runMigrations({ transaction: 'each' });
+  await runMigrationsOnce(app.get(DataSource));
 }

@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import {
   ADMIN_TOKEN,
   adminHeaders,
@@ -18,14 +16,6 @@ const GLOBEX_KEY = 'globex-key-0123456789-abcdefghijklmnopqrstuvwxyz';
 const ACME_SESSION = 'vk_acme_pending_0001';
 const GLOBEX_SESSION = 'vk_globex_pending_0001';
 const GLOBEX_FINAL_SESSION = 'vk_globex_failed_0002';
-
-/** The SQLite database file and its write-ahead log, as raw text. */
-function databaseBytes(t: TestApp): string {
-  const file = join(t.dir, 'gateway.sqlite');
-  let text = readFileSync(file).toString('latin1');
-  if (existsSync(file + '-wal')) text += readFileSync(file + '-wal').toString('latin1');
-  return text;
-}
 
 async function createKey(t: TestApp, merchantId: string) {
   const r = await http(`${t.url}/admin/merchants/${merchantId}/api-keys`, {
@@ -255,7 +245,7 @@ describe('authentication (e2e, AUTH_MODE=api-key)', () => {
       const { apiKey } = await createKey(t, 'globex');
       const used = await http(t.url + CATALOG, { headers: { key: apiKey } });
       expect(used.status).toBe(200);
-      const bytes = databaseBytes(t);
+      const bytes = await t.dump();
       const hash = createHash('sha256').update(apiKey, 'utf8').digest('hex');
       expect(bytes.includes(hash)).toBe(true);
       expect(bytes.includes(apiKey)).toBe(false);

@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS, dataSourceOptions } from '../src/database/data-source-options.js';
 import { hashApiKey } from '../src/merchants/api-key.js';
-import { adminHeaders, expectEnvelope, http, startTestApp, TestApp } from './support/test-app.js';
+import {
+  adminHeaders,
+  expectEnvelope,
+  freshDatabase,
+  http,
+  startTestApp,
+  TestApp,
+} from './support/test-app.js';
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const SEEDED_KEY = 'acme-seeded-key-0123456789-abcdefghij-WXYZ';
@@ -181,7 +188,8 @@ describe('keys stored before the last 4 characters were kept (e2e)', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('keep working after the migration and are listed without last4', async () => {
-    const url = `sqlite:${join(dir, 'old.sqlite')}`;
+    const database = await freshDatabase(dir);
+    const url = database.url;
     const plaintext = 'old-key-from-before-the-migration-0123456789';
     const last4Migration = MIGRATIONS.findIndex((m) => m.name.startsWith('ApiKeyLast4'));
     expect(last4Migration).toBeGreaterThan(0);
@@ -192,9 +200,11 @@ describe('keys stored before the last 4 characters were kept (e2e)', () => {
     });
     await old.initialize();
     await old.runMigrations();
+    // Written as the previous release wrote it: without the column that came later.
+    const parameter = old.options.type === 'postgres' ? '$1' : '?';
     await old.query("INSERT INTO merchant (id, name) VALUES ('acme', 'Acme')");
     await old.query(
-      "INSERT INTO api_key (id, merchant_id, key_hash) VALUES ('0d9a2c4e-5b1f-4f3a-8e7d-2c6b9a1f0e3d', 'acme', ?)",
+      `INSERT INTO api_key (id, merchant_id, key_hash) VALUES ('0d9a2c4e-5b1f-4f3a-8e7d-2c6b9a1f0e3d', 'acme', ${parameter})`,
       [hashApiKey(plaintext)],
     );
     await old.destroy();
@@ -215,6 +225,7 @@ describe('keys stored before the last 4 characters were kept (e2e)', () => {
       expect(catalog.status).toBe(200);
     } finally {
       await t.close();
+      await database.drop();
     }
   });
 });

@@ -1,5 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import {
   adminHeaders,
   expectEnvelope,
@@ -42,13 +40,6 @@ let counter = 0;
 function newKey(label: string): string {
   counter += 1;
   return `vk_${label}_${String(counter).padStart(4, '0')}`;
-}
-
-function databaseBytes(t: TestApp): string {
-  const file = join(t.dir, 'gateway.sqlite');
-  let text = readFileSync(file).toString('utf8');
-  if (existsSync(file + '-wal')) text += readFileSync(file + '-wal').toString('utf8');
-  return text;
 }
 
 describe('payment sessions: operator reports and the state machine (e2e)', () => {
@@ -305,7 +296,7 @@ describe('payment sessions: operator reports and the state machine (e2e)', () =>
       expect(s.body.payload[0].paymentResponse.accountNumber).toBe(masked);
       expect(s.text).not.toContain(clear);
 
-      const bytes = databaseBytes(t);
+      const bytes = await t.dump();
       expect(bytes).toContain(masked);
       expect(bytes).not.toContain(clear);
       expect(bytes).not.toContain('AIBK93115212');

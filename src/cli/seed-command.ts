@@ -6,7 +6,7 @@ import { DataSource, MigrationExecutor } from 'typeorm';
 import { AppModule } from '../app.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import type { FieldError } from '../common/validation.js';
-import { sqlitePath } from '../database/data-source-options.js';
+import { runMigrationsOnce, sqlitePath } from '../database/dialect.js';
 import type { Tx } from '../database/transactions.js';
 import { managerOf } from '../database/typeorm-transactions.js';
 import { SeedRejected, SeedRunner, SeedSummary } from '../seeding/seed-runner.js';
@@ -103,7 +103,7 @@ export async function seedContext(
   const context = await NestFactory.createApplicationContext(AppModule.forRoot(config), {
     logger: false,
   });
-  if (options.migrate) await context.get(DataSource).runMigrations({ transaction: 'each' });
+  if (options.migrate) await runMigrationsOnce(context.get(DataSource));
   return context;
 }
 

@@ -1,4 +1,10 @@
-import { ConfigError, INTEGER_VARIABLES, IntegerVariable, loadConfig } from './app-config.js';
+import {
+  databaseKindOf,
+  ConfigError,
+  INTEGER_VARIABLES,
+  IntegerVariable,
+  loadConfig,
+} from './app-config.js';
 
 /** The ConfigError thrown for this environment. */
 function configError(env: Record<string, string>): ConfigError {
@@ -187,14 +193,33 @@ describe('loadConfig', () => {
     expect(error.message).not.toContain('s3cret-pass');
   });
 
-  it.each(['postgres://user:pw@localhost:5432/db', 'postgresql://localhost/db', 'file.sqlite'])(
-    'does not accept DATABASE_URL=%j in this build',
+  it.each(['postgres://user:pw@localhost:5432/db', 'postgresql://localhost/db'])(
+    'accepts the PostgreSQL DATABASE_URL %j',
+    (url) => {
+      const config = loadConfig({ DATABASE_URL: url });
+      expect(config.databaseUrl).toBe(url);
+      expect(databaseKindOf(config.databaseUrl)).toBe('postgres');
+    },
+  );
+
+  it.each(['postgres://', 'postgresql:///db', 'file.sqlite'])(
+    'refuses DATABASE_URL=%j, naming the accepted forms',
     (url) => {
       const error = configError({ DATABASE_URL: url });
       expect(error.message).toMatch(/DATABASE_URL must be one of sqlite:<path>, sqlite::memory:/);
-      expect(error.message).not.toContain(':pw@');
+      expect(error.message).toContain('postgres://user:password@host:5432/database');
     },
   );
+
+  it('reads REDIS_URL, refusing other schemes without echoing the URL', () => {
+    expect(loadConfig({}).redisUrl).toBeUndefined();
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).redisUrl).toBe(
+      'redis://127.0.0.1:6379',
+    );
+    const error = configError({ REDIS_URL: 'http://user:s3cret@redis:6379' });
+    expect(error.variable).toBe('REDIS_URL');
+    expect(error.message).not.toContain('s3cret');
+  });
 
   it('accepts the sqlite forms of DATABASE_URL', () => {
     expect(loadConfig({ DATABASE_URL: 'sqlite:/tmp/x.sqlite' }).databaseUrl).toBe(
@@ -225,6 +250,7 @@ describe('loadConfig', () => {
     REQUEST_TIMEOUT_MS: (env) =>
       loadConfig({ HEADERS_TIMEOUT_MS: '1000', ...env }).http.requestTimeoutMs,
     KEEP_ALIVE_TIMEOUT_MS: (env) => loadConfig(env).http.keepAliveTimeoutMs,
+    DATABASE_POOL_SIZE: (env) => loadConfig(env).databasePoolSize,
   };
 
   describe.each(

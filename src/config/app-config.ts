@@ -43,6 +43,12 @@ export interface AppConfig {
   http: HttpTimeoutsConfig;
   /** On SIGTERM/SIGINT, what is still open after this time is closed and the process exits. */
   shutdownTimeoutMs: number;
+  /** Connections to PostgreSQL per instance (SQLite has one). */
+  databasePoolSize: number;
+  /** Redis shared by every instance for the rate-limit counters; each instance counts alone without. */
+  redisUrl: string | undefined;
+  /** Prefix of this deployment's keys in Redis, so that several deployments can share one server. */
+  redisKeyPrefix: string;
 }
 
 export class ConfigError extends Error {
@@ -73,6 +79,7 @@ export const INTEGER_VARIABLES = {
   HEADERS_TIMEOUT_MS: { default: 10_000, min: 1_000, max: 120_000 },
   REQUEST_TIMEOUT_MS: { default: 30_000, min: 1_000, max: 600_000 },
   KEEP_ALIVE_TIMEOUT_MS: { default: 5_000, min: 1_000, max: 120_000 },
+  DATABASE_POOL_SIZE: { default: 10, min: 1, max: 200 },
 } as const satisfies Record<string, IntegerRule>;
 
 export type IntegerVariable = keyof typeof INTEGER_VARIABLES;
@@ -97,7 +104,30 @@ export const DATABASE_URL_SCHEMES: readonly DatabaseUrlScheme[] = [
     forms: ['sqlite:<path>', 'sqlite::memory:'],
     isComplete: (url) => url.length > 'sqlite:'.length,
   },
+  ...['postgres://', 'postgresql://'].map((prefix) => ({
+    prefix,
+    forms: [`${prefix}user:password@host:5432/database`],
+    isComplete: (url: string) => hasHost(url),
+  })),
 ];
+
+/** Redis for the rate-limit counters shared by every instance. */
+const REDIS_URL_PREFIXES = ['redis://', 'rediss://'];
+
+function hasHost(url: string): boolean {
+  try {
+    return new URL(url).hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** The kind of database a DATABASE_URL names. */
+export type DatabaseKind = 'sqlite' | 'postgres';
+
+export function databaseKindOf(databaseUrl: string): DatabaseKind {
+  return databaseUrl.startsWith('sqlite:') ? 'sqlite' : 'postgres';
+}
 
 /** A value as it may appear in the one-line error: quoted, escaped, cut. */
 function shown(raw: string): string {
@@ -231,7 +261,33 @@ export function loadConfig(env: Env = process.env): AppConfig {
     },
     http: httpTimeouts(env),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS'),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE'),
+    redisUrl: redisUrl(env),
+    redisKeyPrefix: redisKeyPrefix(env),
   };
+}
+
+function redisKeyPrefix(env: Env): string {
+  const raw = read(env, 'REDIS_KEY_PREFIX') ?? 'gateway:';
+  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(raw)) {
+    throw new ConfigError(
+      'REDIS_KEY_PREFIX',
+      `must be 1 to 64 of the characters A-Z a-z 0-9 : _ . - (got ${shown(raw)})`,
+    );
+  }
+  return raw;
+}
+
+function redisUrl(env: Env): string | undefined {
+  const raw = read(env, 'REDIS_URL');
+  if (raw === undefined) return undefined;
+  if (!REDIS_URL_PREFIXES.some((prefix) => raw.startsWith(prefix)) || !hasHost(raw)) {
+    throw new ConfigError(
+      'REDIS_URL',
+      `must be ${REDIS_URL_PREFIXES.map((p) => `${p}host:port`).join(' or ')} (got the scheme ${shown(raw.split(':')[0])})`,
+    );
+  }
+  return raw;
 }
 
 /** Injection token for the AppConfig. */

@@ -1,6 +1,3 @@
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import sqlite3 from 'sqlite3';
 import { DataSourceOptions } from 'typeorm';
 import { CatalogRevision, CryptoPair } from '../catalog/crypto-pair.entity.js';
 import {
@@ -8,6 +5,7 @@ import {
   PaymentSessionTransition,
 } from '../payment-status/payment-session.entity.js';
 import { ApiKey, Merchant } from '../merchants/merchant.entity.js';
+import { connectionOptions } from './dialect.js';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema.js';
 import { MerchantsAndKeys1763800000000 } from './migrations/1763800000000-merchants-and-keys.js';
 import { ApiKeyLast41763900000000 } from './migrations/1763900000000-api-key-last4.js';
@@ -26,30 +24,17 @@ export const MIGRATIONS = [
   ApiKeyLast41763900000000,
 ];
 
-/** The path of a `sqlite:<path>` URL, or `:memory:`. */
-export function sqlitePath(databaseUrl: string): string {
-  const rest = databaseUrl.slice('sqlite:'.length);
-  return rest === ':memory:' ? rest : resolve(rest);
-}
-
 /**
  * Data source options shared by the application, the seed script and ormconfig.ts. Migrations
  * are listed as classes (not globs) so the same list works from `src` under ts-jest and from `dist`.
  */
-export function dataSourceOptions(databaseUrl: string): DataSourceOptions {
-  const database = sqlitePath(databaseUrl);
-  if (database !== ':memory:') mkdirSync(dirname(database), { recursive: true });
+export function dataSourceOptions(databaseUrl: string, poolSize = 10): DataSourceOptions {
   return {
-    type: 'sqlite',
-    database,
+    ...connectionOptions(databaseUrl, poolSize),
     entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsRun: false,
     synchronize: false,
-    enableWAL: database !== ':memory:',
-    busyTimeout: 5000,
     logging: false,
-    // TypeORM calls sqlite3.verbose(), which records a stack trace on every database call.
-    driver: { ...sqlite3, verbose: () => sqlite3 },
-  };
+  } as DataSourceOptions;
 }

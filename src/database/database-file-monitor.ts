@@ -5,6 +5,7 @@ import { stat } from 'node:fs/promises';
 import { DataSource } from 'typeorm';
 import { ApiError } from '../common/errors/api-error.js';
 import { ServiceState } from '../common/service-state.js';
+import { databaseFileOf } from './dialect.js';
 
 /** How often the file is looked at between writes. */
 const CHECK_INTERVAL_MS = 500;
@@ -33,9 +34,8 @@ export class DatabaseFileMonitor implements OnApplicationBootstrap, OnApplicatio
   ) {}
 
   onApplicationBootstrap(): void {
-    const options = this.dataSource.options;
-    if (options.type !== 'sqlite' || options.database === ':memory:') return;
-    this.path = options.database;
+    this.path = databaseFileOf(this.dataSource);
+    if (this.path === undefined) return;
     this.identity = identityOf(this.path);
     this.timer = setInterval(() => void this.checkInBackground(), CHECK_INTERVAL_MS).unref();
   }

@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { ChangeFeed, DataSourceChangeFeed } from './change-feed.js';
 import { DatabaseFileMonitor } from './database-file-monitor.js';
 import { PreparedReads } from './prepared-reads.js';
 import { Transactions } from './transactions.js';
@@ -11,7 +12,8 @@ import { TypeOrmTransactions } from './typeorm-transactions.js';
     { provide: Transactions, useClass: TypeOrmTransactions },
     PreparedReads,
     DatabaseFileMonitor,
+    { provide: ChangeFeed, useClass: DataSourceChangeFeed },
   ],
-  exports: [Transactions, PreparedReads],
+  exports: [Transactions, PreparedReads, ChangeFeed],
 })
 export class DatabaseModule {}

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager, EntityTarget, InsertResult, ObjectLiteral } from 'typeorm';
 import { DatabaseFileMonitor } from './database-file-monitor.js';
-import { isUniqueViolation } from './dialect.js';
+import { isUniqueViolation, needsSerialTransactions } from './dialect.js';
 import { Transactions, Tx } from './transactions.js';
 
 class TypeOrmTx implements Tx {
@@ -17,35 +17,39 @@ export function managerOf(tx: Tx): EntityManager {
 }
 
 /**
- * Transactions on the application's data source, run one after another within this process.
- * TypeORM's SQLite driver shares one connection between all callers, so two transactions begun
- * at once would silently merge into one. Correctness across processes does not rest on this
- * order: it comes from the database (unique constraints, conditional updates on a version
- * column, SQLite's file lock).
+ * Transactions on the application's data source; on SQLite one after another within this
+ * process (see needsSerialTransactions). Correctness across processes and instances does not rest
+ * on that order: it comes from the database (unique constraints, conditional updates on a
+ * version column, SQLite's file lock, PostgreSQL's row locks).
  */
 @Injectable()
 export class TypeOrmTransactions extends Transactions {
   private tail: Promise<unknown> = Promise.resolve();
+  private readonly serial: boolean;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly file: DatabaseFileMonitor,
   ) {
     super();
+    this.serial = needsSerialTransactions(dataSource);
   }
 
   run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    const result = this.tail.then(async () => {
-      const value = await this.dataSource.transaction(async (manager) => {
-        const done = await work(new TypeOrmTx(manager));
-        this.file.assertPresent(); // before COMMIT: a gone file rolls the work back
-        return done;
-      });
-      this.file.assertPresent(); // after COMMIT: a write into a gone file is never acknowledged
-      return value;
-    });
+    if (!this.serial) return this.transaction(work);
+    const result = this.tail.then(() => this.transaction(work));
     this.tail = result.catch(() => undefined);
     return result;
+  }
+
+  private async transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    const value = await this.dataSource.transaction(async (manager) => {
+      const done = await work(new TypeOrmTx(manager));
+      this.file.assertPresent(); // before COMMIT: a gone file rolls the work back
+      return done;
+    });
+    this.file.assertPresent(); // after COMMIT: a write into a gone file is never acknowledged
+    return value;
   }
 }
 

@@ -1,6 +1,8 @@
 import { InMemoryMerchants } from '../../test/fakes/in-memory-merchants.js';
 import { InMemoryTransactions } from '../../test/fakes/in-memory-transactions.js';
 import { apiErrorOf } from '../../test/support/api-error-of.js';
+import { ChangeFeed, type Subscription } from '../database/change-feed.js';
+import type { Tx } from '../database/transactions.js';
 import { hashApiKey } from './api-key.js';
 import { DEMO_MERCHANT_ID, MerchantService } from './merchant.service.js';
 
@@ -236,5 +238,84 @@ describe('MerchantService: what the operator sees', () => {
     expect(await service.keyState('acme', `${apiKey}x`)).toBe('unknown');
     await service.revokeKey('acme', keyId);
     expect(await service.keyState('acme', apiKey)).toBe('revoked');
+  });
+});
+
+/** A change feed whose announcements and reliability the test controls. */
+class FakeChangeFeed extends ChangeFeed {
+  reliable = true;
+  readonly announced: string[] = [];
+  private readonly subscriptions: Subscription[] = [];
+  subscribe(_kind: string, subscription: Subscription): void {
+    this.subscriptions.push(subscription);
+  }
+  async announce(_tx: Tx, kind: string, payload: string): Promise<void> {
+    this.announced.push(`${kind}:${payload}`);
+  }
+  /** Another instance revoked the key with this hash. */
+  deliver(hash: string): void {
+    for (const s of this.subscriptions) s.onChange(hash);
+  }
+  gap(): void {
+    for (const s of this.subscriptions) s.onGap();
+  }
+}
+
+describe('MerchantService: keys revoked on other instances', () => {
+  async function setupWithFeed() {
+    const merchants = new InMemoryMerchants();
+    const transactions = new InMemoryTransactions(merchants);
+    const feed = new FakeChangeFeed();
+    const service = new MerchantService(merchants, transactions, feed);
+    await service.createMerchant({ id: 'acme', name: 'Acme' });
+    const key = await service.createKey('acme');
+    return { service, merchants, feed, key };
+  }
+
+  it('announces a revocation with the hash of the key, once', async () => {
+    const { service, feed, key } = await setupWithFeed();
+    await service.revokeKey('acme', key.keyId);
+    await service.revokeKey('acme', key.keyId);
+    expect(feed.announced).toEqual([`api-key-revoked:${hashApiKey(key.apiKey)}`]);
+  });
+
+  it('refuses a kept key as soon as another instance announces its revocation', async () => {
+    const { service, merchants, feed, key } = await setupWithFeed();
+    expect(await service.resolve(key.apiKey)).toBeDefined();
+    // The other instance's transaction: the row changes, then the announcement arrives.
+    await merchants.revokeKey({ inTransaction: true }, key.keyId, new Date().toISOString());
+    expect(await service.resolve(key.apiKey)).toBeDefined(); // still kept: nothing heard yet
+    feed.deliver(hashApiKey(key.apiKey));
+    expect(await service.resolve(key.apiKey)).toBeUndefined();
+  });
+
+  it('trusts nothing it kept while the feed may miss announcements, and forgets it all after a gap', async () => {
+    const { service, merchants, feed, key } = await setupWithFeed();
+    await service.resolve(key.apiKey);
+    const lookups = merchants.keyLookups;
+    feed.reliable = false;
+    await service.resolve(key.apiKey);
+    await service.resolve(key.apiKey);
+    expect(merchants.keyLookups).toBe(lookups + 2);
+    await merchants.revokeKey({ inTransaction: true }, key.keyId, new Date().toISOString());
+    feed.gap();
+    feed.reliable = true;
+    expect(await service.resolve(key.apiKey)).toBeUndefined();
+  });
+
+  it('does not keep a lookup that was under way when a revocation was heard', async () => {
+    const { service, merchants, feed, key } = await setupWithFeed();
+    const hash = hashApiKey(key.apiKey);
+    // The lookup reads the key as active; the revocation is heard before the lookup returns.
+    const original = merchants.findActiveKey.bind(merchants);
+    merchants.findActiveKey = async (h: string) => {
+      const found = await original(h);
+      await merchants.revokeKey({ inTransaction: true }, key.keyId, new Date().toISOString());
+      feed.deliver(hash);
+      return found;
+    };
+    expect(await service.resolve(key.apiKey)).toBeDefined();
+    merchants.findActiveKey = original;
+    expect(await service.resolve(key.apiKey)).toBeUndefined();
   });
 });

@@ -1,7 +1,8 @@
 import { CacheableMemory } from '@cacheable/memory';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../common/errors/api-error.js';
+import { ChangeFeed, SINGLE_PROCESS_FEED } from '../database/change-feed.js';
 import { Transactions, type Tx } from '../database/transactions.js';
 import { generateApiKey, hashApiKey } from './api-key.js';
 import {
@@ -30,8 +31,14 @@ const SHOWN_KEY_CHARACTERS = 4;
 /** Resolved keys kept at most. */
 const API_KEY_CACHE_ENTRIES = 10_000;
 
-/** How long a resolved key is trusted without asking the database again. */
-const KEY_CACHE_TTL_MS = 60_000;
+/**
+ * How long a resolved key is trusted without asking the database again. Revocations reach every
+ * instance through the change feed at once; this is only the safety net behind it.
+ */
+const KEY_CACHE_TTL_MS = 10_000;
+
+/** The change-feed kind that says an API key (its hash in the payload) was revoked. */
+const KEY_REVOKED = 'api-key-revoked';
 
 /** Merchants and their API keys. */
 @Injectable()
@@ -42,24 +49,48 @@ export class MerchantService {
     useClone: false,
   });
 
+  /** Moves on with every revocation heard of: a lookup that began before one is not kept. */
+  private generation = 0;
+
   constructor(
     private readonly merchants: MerchantRepository,
     private readonly transactions: Transactions,
-  ) {}
+    @Optional() private readonly changes: ChangeFeed = SINGLE_PROCESS_FEED,
+  ) {
+    changes.subscribe(KEY_REVOKED, {
+      onChange: (hash) => this.forget(hash),
+      onGap: () => this.forget(),
+    });
+  }
 
   /**
-   * The key's merchant, or undefined for an unknown or revoked key. Known keys are cached by
-   * hash, so a valid key costs no database round trip; revocation drops the entry.
+   * The key's merchant, or undefined for an unknown or revoked key. Known keys are kept by hash,
+   * so a valid key costs no database round trip. A revocation, on this instance or another,
+   * drops the entry; while revocations could be missed (the change feed is down), nothing kept is
+   * trusted and every lookup asks the database.
    */
   async resolve(plaintext: string): Promise<ResolvedKey | undefined> {
     const hash = hashApiKey(plaintext);
-    const cached = this.resolvedKeys.get<ResolvedKey>(hash);
-    if (cached) return cached;
+    const reliable = this.changes.reliable;
+    if (reliable) {
+      const cached = this.resolvedKeys.get<ResolvedKey>(hash);
+      if (cached) return cached;
+    }
+    const generation = this.generation;
     const found = await this.merchants.findActiveKey(hash);
     if (!found) return undefined;
     const resolved = { keyId: found.keyId, merchantId: found.merchantId };
-    this.resolvedKeys.set(hash, resolved, KEY_CACHE_TTL_MS);
+    if (reliable && generation === this.generation && this.changes.reliable) {
+      this.resolvedKeys.set(hash, resolved, KEY_CACHE_TTL_MS);
+    }
     return resolved;
+  }
+
+  /** Drops a kept key (or all of them) and makes lookups already under way not keep theirs. */
+  private forget(hash?: string): void {
+    this.generation++;
+    if (hash === undefined) this.resolvedKeys.clear();
+    else this.resolvedKeys.delete(hash);
   }
 
   async createMerchant(input: CreateMerchantDto): Promise<MerchantDto> {
@@ -94,10 +125,12 @@ export class MerchantService {
       }
       if (key.revokedAt === null) {
         await this.merchants.revokeKey(tx, keyId, new Date().toISOString());
+        await this.changes.announce(tx, KEY_REVOKED, key.keyHash);
       }
       return key.keyHash;
     });
-    this.resolvedKeys.delete(hash);
+    // This instance refuses the key at once; the others when the announcement reaches them.
+    this.forget(hash);
   }
 
   /**

@@ -12,12 +12,7 @@ import {
   TransitionRecord,
 } from './payment-session.repository.js';
 import { buildStatusElement } from './payment-status.shapes.js';
-import {
-  MAX_VALIDATION_KEY_LENGTH,
-  VALIDATION_KEY_RULE,
-  isFinal,
-  isValidationKey,
-} from './payment-status.types.js';
+import { VALIDATION_KEY_RULE, isFinal, isValidationKey } from './payment-status.types.js';
 
 export type ReportOutcome = 'created' | 'updated' | 'unchanged';
 
@@ -67,9 +62,8 @@ export class PaymentSessionService {
     if (final) {
       return merchantId === undefined || final.merchantId === merchantId ? final.body : undefined;
     }
-    if (validationKey.length === 0 || validationKey.length > MAX_VALIDATION_KEY_LENGTH) {
-      return undefined;
-    }
+    // A key that cannot exist (too long, a control character, a slash) is a miss without a read.
+    if (!isValidationKey(validationKey)) return undefined;
     const session = await this.sessions.find(validationKey);
     if (!session || (merchantId !== undefined && session.merchantId !== merchantId)) {
       return undefined;

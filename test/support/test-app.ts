@@ -1,8 +1,11 @@
 import { INestApplication } from '@nestjs/common';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import pg from 'pg';
+import { DataSource } from 'typeorm';
 import { createApp, migrate } from '../../src/app.setup.js';
 import { AppConfig, loadConfig } from '../../src/config/app-config.js';
 import { SeedRunner } from '../../src/seeding/seed-runner.js';
@@ -20,20 +23,63 @@ export interface TestApp {
   logs: string[];
   /** Loads a seed file object through the real seed runner. */
   seed(content: unknown): Promise<void>;
+  /** Everything stored, as text: to check what never reaches the database in clear. */
+  dump(): Promise<string>;
   close(): Promise<void>;
 }
 
 /**
- * Starts the real application (the same createApp as main.ts) on a fresh SQLite file in a
- * temporary folder, migrated, listening on a random loopback port.
+ * The database the e2e suite runs on: a SQLite file per application, or, in the e2e-postgres
+ * project, a database of its own per application on the PostgreSQL server the project started
+ * (and Redis for the rate limits, with a key prefix per application).
+ */
+export const TEST_DIALECT: 'sqlite' | 'postgres' =
+  process.env.TEST_DATABASE === 'postgres' ? 'postgres' : 'sqlite';
+
+/** A fresh, empty database: a SQLite file in `dir`, or a new database on the test server. */
+export async function freshDatabase(dir: string): Promise<{ url: string; drop(): Promise<void> }> {
+  if (TEST_DIALECT === 'sqlite') {
+    return { url: `sqlite:${join(dir, 'gateway.sqlite')}`, drop: async () => undefined };
+  }
+  const server = process.env.TEST_POSTGRES_URL;
+  if (!server) throw new Error('TEST_POSTGRES_URL is not set: the e2e-postgres project starts it');
+  // Module state starts over in every spec file of a worker: the name must not depend on it.
+  const name = `gw_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: server });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+/**
+ * Starts the real application (the same createApp as main.ts) on a fresh database (see
+ * freshDatabase), migrated, listening on a random loopback port.
  */
 export async function startTestApp(
   env: Record<string, string> = {},
   options: { captureLogs?: boolean } = {},
 ): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
+  const database = env.DATABASE_URL === undefined ? await freshDatabase(dir) : undefined;
+  const redis =
+    TEST_DIALECT === 'postgres' && process.env.TEST_REDIS_URL && env.REDIS_URL === undefined
+      ? {
+          REDIS_URL: process.env.TEST_REDIS_URL,
+          REDIS_KEY_PREFIX: `t${randomUUID().slice(0, 8)}:`,
+        }
+      : {};
   const config = loadConfig({
-    DATABASE_URL: `sqlite:${join(dir, 'gateway.sqlite')}`,
+    DATABASE_URL: database?.url ?? env.DATABASE_URL,
+    ...redis,
     AUTH_MODE: 'none',
     LOG_LEVEL: options.captureLogs ? 'info' : 'silent',
     ADMIN_TOKEN,
@@ -66,11 +112,36 @@ export async function startTestApp(
       if (!validation.ok) throw new Error(JSON.stringify(validation.errors));
       await app.get(SeedRunner).run(validation.seed);
     },
+    async dump() {
+      return dumpDatabase(app.get(DataSource));
+    },
     async close() {
       await app.close();
+      await database?.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * All that is stored, as text. SQLite: the database file and its write-ahead log, byte for byte
+ * (free pages included). PostgreSQL: every row of every table.
+ */
+async function dumpDatabase(dataSource: DataSource): Promise<string> {
+  const options = dataSource.options;
+  if (options.type === 'sqlite') {
+    const file = String(options.database);
+    let text = readFileSync(file).toString('latin1');
+    if (existsSync(`${file}-wal`)) text += readFileSync(`${file}-wal`).toString('latin1');
+    return text;
+  }
+  const tables = (await dataSource.query(
+    "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'",
+  )) as { table_name: string }[];
+  const rows = await Promise.all(
+    tables.map((t) => dataSource.query(`SELECT * FROM "${t.table_name}"`)),
+  );
+  return JSON.stringify(rows);
 }
 
 export interface HttpResult {

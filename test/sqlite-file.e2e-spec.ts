@@ -1,4 +1,5 @@
 import { copyFileSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import sqlite3 from 'sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { adminHeaders, expectEnvelope, http, startTestApp, TestApp } from './support/test-app.js';
@@ -6,7 +7,50 @@ import { adminHeaders, expectEnvelope, http, startTestApp, TestApp } from './sup
 const PAIR = { currencyCode: 'USDT', currencyName: 'Tether', protocol: 'TRC20', countryCode: 'IE' };
 const CATALOG = '/api/crypto-currency-protocol-processors';
 
-describe('the SQLite file deleted or replaced under a running process (e2e)', () => {
+describe('SQLite: another process holding the write lock (e2e)', () => {
+  it('answers 503 with Retry-After while another process holds the database, and recovers', async () => {
+    const locked = await startTestApp();
+    const other = new sqlite3.Database(join(locked.dir, 'gateway.sqlite'));
+    const run = (sql: string) =>
+      new Promise<void>((resolve, reject) =>
+        other.exec(sql, (error) => (error ? reject(error) : resolve())),
+      );
+    const pair = {
+      currencyCode: 'USDT',
+      currencyName: 'Tether',
+      protocol: 'TRC20',
+      countryCode: 'IE',
+    };
+    try {
+      // Another process takes the write lock and keeps it past the service's busy timeout.
+      await run('BEGIN IMMEDIATE; UPDATE catalog_revision SET revision = revision + 1;');
+      const r = await http(locked.url + '/admin/crypto-pairs', {
+        method: 'POST',
+        headers: adminHeaders,
+        body: pair,
+      });
+      expectEnvelope(r, 503, 'SERVICE_UNAVAILABLE');
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(r.text).not.toMatch(/SQLITE|sqlite3|stack|\\.ts/);
+      const live = await http(locked.url + '/health/live');
+      expect(live.status).toBe(200);
+      await run('COMMIT;');
+      await new Promise<void>((resolve) => other.close(() => resolve()));
+      const after = await http(locked.url + '/admin/crypto-pairs', {
+        method: 'POST',
+        headers: adminHeaders,
+        body: pair,
+      });
+      expect(after.status).toBe(201);
+      const listed = await http(locked.url + CATALOG);
+      expect(listed.body.page.total).toBe(1);
+    } finally {
+      await locked.close();
+    }
+  }, 60000);
+});
+
+describe('SQLite: the file deleted or replaced under a running process (e2e)', () => {
   let dir: string;
   let file: string;
   let t: TestApp;

@@ -1,0 +1,185 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DataSource, Table } from 'typeorm';
+import { seedCommand } from '../src/cli/seed-command.js';
+import { loadConfig } from '../src/config/app-config.js';
+import { dataSourceOptions, MIGRATIONS } from '../src/database/data-source-options.js';
+import { runMigrationsOnce } from '../src/database/dialect.js';
+import { freshDatabase } from './support/test-app.js';
+
+/** One column as both databases can describe it. */
+function columnType(type: string, length: string): string {
+  const base = type.toLowerCase();
+  const normal =
+    base === 'character varying'
+      ? 'varchar'
+      : base === 'timestamp with time zone' || base === 'datetime'
+        ? 'timestamp'
+        : base === 'int' || base === 'int4'
+          ? 'integer'
+          : base;
+  return length ? `${normal}(${length})` : normal;
+}
+
+/** Tables, columns, keys, indexes and unique constraints, in a form both databases share. */
+async function schemaOf(dataSource: DataSource) {
+  const runner = dataSource.createQueryRunner();
+  try {
+    const names = (await runner.getTables())
+      .map((t: Table) => t.name.replace(/^public\./, ''))
+      .filter((n) => !n.includes('.') && !/migrations$|^sqlite_/.test(n));
+    const tables = await runner.getTables(names);
+    const order = await indexColumnOrder(dataSource);
+    return Object.fromEntries(
+      tables
+        .map((table) => [
+          table.name.replace(/^public\./, ''),
+          {
+            columns: table.columns
+              .map((c) => ({
+                name: c.name,
+                type: columnType(c.type, c.length),
+                nullable: c.isNullable,
+                primary: c.isPrimary,
+                generated: c.isGenerated,
+              }))
+              .sort((a, b) => a.name.localeCompare(b.name)),
+            // A unique constraint and a unique index say the same thing; list both the same way.
+            indexes: [
+              ...table.indices.map((i) => ({
+                name: i.name,
+                columns: order[i.name ?? ''] ?? i.columnNames,
+                unique: !!i.isUnique,
+              })),
+              ...table.uniques.map((u) => ({ name: u.name, columns: u.columnNames, unique: true })),
+            ]
+              .map((i) => `${i.name}:${i.unique ? 'unique ' : ''}${i.columns.join(',')}`)
+              .sort(),
+          },
+        ])
+        .sort(([a], [b]) => String(a).localeCompare(String(b))),
+    );
+  } finally {
+    await runner.release();
+  }
+}
+
+/**
+ * The columns of each named index in index order, read from the database itself (TypeORM's
+ * PostgreSQL loader lists them in table order, and the order is what serves a sorted listing).
+ */
+async function indexColumnOrder(dataSource: DataSource): Promise<Record<string, string[]>> {
+  if (dataSource.options.type === 'postgres') {
+    const rows = (await dataSource.query(
+      "SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'public'",
+    )) as { indexname: string; indexdef: string }[];
+    return Object.fromEntries(
+      rows.map((r) => [
+        r.indexname,
+        /\(([^)]*)\)\s*$/
+          .exec(r.indexdef)![1]
+          .split(',')
+          .map((c) => c.trim().replace(/"/g, '')),
+      ]),
+    );
+  }
+  const rows = (await dataSource.query(
+    "SELECT il.name AS index_name, ii.name AS column_name FROM sqlite_master m, pragma_index_list(m.name) il, pragma_index_info(il.name) ii WHERE m.type = 'table' ORDER BY il.name, ii.seqno",
+  )) as { index_name: string; column_name: string }[];
+  const order: Record<string, string[]> = {};
+  for (const row of rows) (order[row.index_name] ??= []).push(row.column_name);
+  return order;
+}
+
+describe('PostgreSQL beside SQLite (e2e)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'gateway-pg-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('gets the same schema from the same migrations: tables, columns, types, keys, indexes', async () => {
+    const postgres = await freshDatabase(dir);
+    const databases = [`sqlite:${join(dir, 'same.sqlite')}`, postgres.url].map(
+      (url) => new DataSource(dataSourceOptions(url)),
+    );
+    try {
+      const schemas = [];
+      for (const dataSource of databases) {
+        await dataSource.initialize();
+        await dataSource.runMigrations();
+        schemas.push(await schemaOf(dataSource));
+      }
+      expect(Object.keys(schemas[0])).toEqual([
+        'api_key',
+        'catalog_revision',
+        'crypto_pair',
+        'merchant',
+        'payment_session',
+        'payment_session_transition',
+      ]);
+      expect(schemas[1]).toEqual(schemas[0]);
+    } finally {
+      for (const dataSource of databases) if (dataSource.isInitialized) await dataSource.destroy();
+      await postgres.drop();
+    }
+  });
+
+  it('runs each migration once when several processes migrate an empty database together', async () => {
+    const postgres = await freshDatabase(dir);
+    const sources = Array.from(
+      { length: 4 },
+      () => new DataSource(dataSourceOptions(postgres.url)),
+    );
+    try {
+      await Promise.all(sources.map((s) => s.initialize()));
+      await Promise.all(sources.map((s) => runMigrationsOnce(s)));
+      const rows = (await sources[0].query('SELECT name FROM migrations ORDER BY id')) as {
+        name: string;
+      }[];
+      expect(rows.map((r) => r.name)).toEqual(MIGRATIONS.map((m) => m.name));
+    } finally {
+      await Promise.all(sources.map((s) => (s.isInitialized ? s.destroy() : undefined)));
+      await postgres.drop();
+    }
+  });
+
+  it('loads a seed file into PostgreSQL, then a re-run changes nothing; a dry run writes nothing', async () => {
+    const postgres = await freshDatabase(dir);
+    const config = loadConfig({ DATABASE_URL: postgres.url, LOG_LEVEL: 'silent' });
+    const run = async (args: string[]) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await seedCommand(args, config, {
+        out: (l) => out.push(l),
+        err: (l) => err.push(l),
+      });
+      return { code, out, err };
+    };
+    try {
+      const dryRun = await run(['seeds/demo.json', '--dry-run']);
+      expect(dryRun.code).toBe(0);
+      const first = await run(['seeds/demo.json']);
+      expect(first.code).toBe(0);
+      expect(first.out[0]).toMatch(/\(\d+ added or changed\)/);
+      const second = await run(['seeds/demo.json']);
+      expect(second.code).toBe(0);
+      expect(second.out[0]).toMatch(
+        /crypto pairs \(0 added or changed\).*\(0 created, 0 updated, \d+ unchanged\)/,
+      );
+      const bad = join(dir, 'bad.json');
+      writeFileSync(
+        bad,
+        JSON.stringify({
+          paymentSessions: [{ validationKey: 'vk_x', merchantId: 'nobody', status: 'PENDING' }],
+        }),
+      );
+      const refused = await run([bad]);
+      expect(refused.code).toBe(1);
+      expect(refused.err[0]).toContain('paymentSessions[0].merchantId');
+    } finally {
+      await postgres.drop();
+    }
+  });
+});
