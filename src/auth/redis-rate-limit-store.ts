@@ -38,9 +38,13 @@ export class RedisRateLimitStore extends RateLimitStore implements OnApplication
       lazyConnect: false,
     });
     this.redis.on('error', () => undefined); // reported through warn() when a request needs it
-    this.redis.on('ready', () =>
-      this.logger.log('Redis reachable: rate limits shared by every instance'),
-    );
+    this.redis.on('ready', () => {
+      // After a warned outage the return is worth a warning too: the two frame the degraded time.
+      const message = 'Redis reachable: rate limits are shared by every instance';
+      if (this.lastWarning > 0) this.logger.warn(message);
+      else this.logger.log(message);
+      this.lastWarning = 0;
+    });
     this.shared = new ThrottlerStorageRedisService(this.redis);
   }
 
