@@ -26,9 +26,14 @@ const base = {
 };
 
 /** Specs about SQLite itself (its file, the sandbox, the process on its default database). */
-const SQLITE_ONLY = ['sqlite-file', 'quick-start', 'startup', 'shutdown', 'seed'].map(
-  (name) => `/test/${name}\\.e2e-spec\\.ts$`,
-);
+const SQLITE_ONLY = [
+  'sqlite-file',
+  'quick-start',
+  'startup',
+  'shutdown',
+  'seed',
+  'callbacks-process',
+].map((name) => `/test/${name}\\.e2e-spec\\.ts$`);
 /** Specs that need PostgreSQL: run by the e2e-postgres and multi-instance projects. */
 const POSTGRES_ONLY = ['/test/postgres\\.e2e-spec\\.ts$', '/test/multi-instance\\.e2e-spec\\.ts$'];
 

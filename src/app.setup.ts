@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { runMigrationsOnce } from './database/dialect.js';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module.js';
+import { CallbackDispatcher } from './callbacks/callback-dispatcher.js';
 import { ServiceState } from './common/service-state.js';
 import { createValidationPipe } from './common/validation.js';
 import { AppConfig } from './config/app-config.js';
@@ -79,6 +80,11 @@ export function setupApp(app: INestApplication, config: AppConfig): void {
   app.useGlobalFilters(new ErrorsFilter(app.get(NotFoundAnswers)));
   const document = setupSwagger(app, config);
   app.get(RouteTable).load(document, config.contextPath);
+}
+
+/** Starts what works in the background (callback delivery): once the schema is in place. */
+export function startBackgroundWork(app: INestApplication): void {
+  app.get(CallbackDispatcher).start();
 }
 
 /** Runs pending migrations on the application's data source. */

@@ -37,10 +37,8 @@ await runCommand(async (baseConfig) => {
     },
   });
 
-  const demoKey = await demoKeyLine(
-    app.get(MerchantService),
-    seed.seed.merchants?.find((m) => m.id === DEMO_MERCHANT_ID)?.apiKeys?.[0],
-  );
+  const demo = seed.seed.merchants?.find((m) => m.id === DEMO_MERCHANT_ID);
+  const demoKey = await demoKeyLine(app.get(MerchantService), demo?.apiKeys?.[0]);
   const lines = [
     '',
     `  Payment gateway read API (sandbox) at ${url}`,
@@ -51,6 +49,7 @@ await runCommand(async (baseConfig) => {
     config.authMode === 'none'
       ? '  Auth:         AUTH_MODE=none, no key needed'
       : `  Demo API key: ${demoKey.text}`,
+    `  Callbacks:    ${await demoSecretLine(app.get(MerchantService), demo?.callbackSecret)}`,
     baseConfig.adminToken
       ? '  Operator API: Authorization: Bearer <your ADMIN_TOKEN>'
       : `  Operator API: Authorization: Bearer ${adminToken}   (this run only; set ADMIN_TOKEN to choose)`,
@@ -79,4 +78,19 @@ async function demoKeyLine(
       ? `${what}; merchant "${DEMO_MERCHANT_ID}" has other working keys (GET ${keys})`
       : `${what}; create one with POST ${keys}`,
   };
+}
+
+/**
+ * The banner's callback line: the published demo secret, while it is the demo merchant's
+ * current one (the operator may have rotated it).
+ */
+async function demoSecretLine(
+  merchants: MerchantService,
+  published: string | undefined,
+): Promise<string> {
+  const [current] = await merchants.signingSecrets(DEMO_MERCHANT_ID);
+  if (published && current === published) {
+    return `the demo merchant's are signed with ${published}   (Standard Webhooks)`;
+  }
+  return "the demo merchant's secret was rotated: use the one POST /admin/merchants/demo/callback-secret answered";
 }

@@ -408,7 +408,11 @@ describe('operator API (e2e)', () => {
         body: { id: 'acme', name: 'Acme Payments Ltd' },
       });
       expect(r.status).toBe(201);
-      expect(r.body).toEqual({ id: 'acme', name: 'Acme Payments Ltd' });
+      expect(r.body).toEqual({
+        id: 'acme',
+        name: 'Acme Payments Ltd',
+        callbackSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+      });
 
       const again = await admin('/admin/merchants', {
         method: 'POST',

@@ -2,7 +2,14 @@ import pg from 'pg';
 import { MIGRATIONS } from '../src/database/data-source-options.js';
 import { MainProcess, startMain } from './support/main-process.js';
 import { PostgresServer, RedisServer, startPostgres, startRedis } from './support/servers.js';
-import { ADMIN_TOKEN, http, HttpResult, successfulResponse } from './support/test-app.js';
+import { WebhookReceiver } from './support/webhook-receiver.js';
+import {
+  ADMIN_TOKEN,
+  http,
+  HttpResult,
+  successfulResponse,
+  TEST_CALLBACK_SECRET_KEY,
+} from './support/test-app.js';
 
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 const LIMIT = 300;
@@ -48,6 +55,7 @@ describe('several instances on one PostgreSQL and one Redis (e2e)', () => {
       DATABASE_URL: postgres.url,
       REDIS_URL: redis.url,
       ADMIN_TOKEN,
+      CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY,
       RATE_LIMIT_PER_MINUTE: String(LIMIT),
       RATE_LIMIT_STATUS_NOT_FOUND_PER_MINUTE: String(MISS_LIMIT),
       LOG_LEVEL: 'warn',
@@ -192,6 +200,39 @@ describe('several instances on one PostgreSQL and one Redis (e2e)', () => {
     const statuses = results.map(statusOf);
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(31);
+  });
+
+  it('delivers 200 callbacks made on both instances exactly once each, never twice at once', async () => {
+    const receiver = await WebhookReceiver.start();
+    try {
+      const created = await http(`${a.url}/admin/merchants`, {
+        method: 'POST',
+        headers: admin,
+        body: { id: 'callbacks', name: 'Callbacks' },
+      });
+      const secret = created.body.callbackSecret as string;
+      const url = `${receiver.url}/once`;
+      const reports = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          report(i % 2 ? b : a, unique('vk_once'), {
+            merchantId: 'callbacks',
+            status: 'FAILED',
+            errorMessage: `Declined ${i}`,
+            errorUrl: url,
+          }),
+        ),
+      );
+      expect(reports.every((r) => r.status === 201)).toBe(true);
+      await receiver.waitFor(() => receiver.to('/once').length >= 200, 30_000);
+      await sleep(1000);
+      const deliveries = receiver.to('/once');
+      expect(deliveries).toHaveLength(200);
+      expect(new Set(deliveries.map((d) => d.webhookId)).size).toBe(200);
+      expect(receiver.maxConcurrentPerId).toBe(1);
+      expect(deliveries.every((d) => receiver.verifies(d, secret))).toBe(true);
+    } finally {
+      await receiver.close();
+    }
   });
 
   it('counts the general limit across instances through Redis', async () => {

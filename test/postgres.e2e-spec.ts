@@ -6,7 +6,7 @@ import { seedCommand } from '../src/cli/seed-command.js';
 import { loadConfig } from '../src/config/app-config.js';
 import { dataSourceOptions, MIGRATIONS } from '../src/database/data-source-options.js';
 import { runMigrationsOnce } from '../src/database/dialect.js';
-import { freshDatabase } from './support/test-app.js';
+import { freshDatabase, TEST_CALLBACK_SECRET_KEY } from './support/test-app.js';
 
 /** One column as both databases can describe it. */
 function columnType(type: string, length: string): string {
@@ -113,6 +113,8 @@ describe('PostgreSQL beside SQLite (e2e)', () => {
       }
       expect(Object.keys(schemas[0])).toEqual([
         'api_key',
+        'callback',
+        'callback_attempt',
         'catalog_revision',
         'crypto_pair',
         'merchant',
@@ -147,7 +149,11 @@ describe('PostgreSQL beside SQLite (e2e)', () => {
 
   it('loads a seed file into PostgreSQL, then a re-run changes nothing; a dry run writes nothing', async () => {
     const postgres = await freshDatabase(dir);
-    const config = loadConfig({ DATABASE_URL: postgres.url, LOG_LEVEL: 'silent' });
+    const config = loadConfig({
+      DATABASE_URL: postgres.url,
+      CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY,
+      LOG_LEVEL: 'silent',
+    });
     const run = async (args: string[]) => {
       const out: string[] = [];
       const err: string[] = [];

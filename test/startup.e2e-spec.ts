@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '../src/cli/serve.js';
 import { loadConfig } from '../src/config/app-config.js';
-import { http } from './support/test-app.js';
+import { http, TEST_CALLBACK_SECRET_KEY } from './support/test-app.js';
 
 /**
  * Runs the real entry point (dist/main.js, as `npm run start:prod` does; the test setup builds it)
@@ -65,6 +65,7 @@ describe('start-up (e2e)', () => {
   it('refuses AUTH_MODE=none in production', async () => {
     const config = loadConfig({
       NODE_ENV: 'production',
+      CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY,
       AUTH_MODE: 'none',
       DATABASE_URL: `sqlite:${join(dir, 'g.sqlite')}`,
       PORT: '0',
@@ -76,6 +77,7 @@ describe('start-up (e2e)', () => {
   it('refuses to serve in production while the demo merchant has an active key', async () => {
     const config = loadConfig({
       NODE_ENV: 'production',
+      CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY,
       DATABASE_URL: `sqlite:${join(dir, 'g.sqlite')}`,
       PORT: '0',
       HOST: '127.0.0.1',
@@ -100,6 +102,7 @@ describe('start-up (e2e)', () => {
     // Without a demo key the same production configuration serves.
     const clean = loadConfig({
       NODE_ENV: 'production',
+      CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY,
       DATABASE_URL: `sqlite:${join(dir, 'clean.sqlite')}`,
       PORT: '0',
       HOST: '127.0.0.1',

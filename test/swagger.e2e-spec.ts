@@ -24,11 +24,14 @@ const ROUTES: [string, string][] = [
   ['delete', '/admin/crypto-pairs/{id}'],
   ['put', '/admin/payment-sessions/{validationKey}'],
   ['get', '/admin/payment-sessions/{validationKey}/history'],
+  ['get', '/admin/payment-sessions/{validationKey}/callbacks'],
+  ['post', '/admin/callbacks/{id}/redeliver'],
   ['get', '/admin/merchants'],
   ['post', '/admin/merchants'],
   ['get', '/admin/merchants/{id}/api-keys'],
   ['post', '/admin/merchants/{id}/api-keys'],
   ['delete', '/admin/merchants/{id}/api-keys/{keyId}'],
+  ['post', '/admin/merchants/{id}/callback-secret'],
   ['get', '/metrics'],
 ];
 

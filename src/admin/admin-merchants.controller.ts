@@ -1,7 +1,12 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Endpoint } from '../common/http/endpoint.decorator.js';
-import { CreateMerchantDto, CreatedApiKeyDto, MerchantDto } from '../merchants/dto/merchant.dto.js';
+import {
+  CallbackSecretDto,
+  CreateMerchantDto,
+  CreatedApiKeyDto,
+  CreatedMerchantDto,
+} from '../merchants/dto/merchant.dto.js';
 import { MerchantService } from '../merchants/merchant.service.js';
 import { PageQueryDto } from '../catalog/dto/page-query.dto.js';
 import { MerchantKeyParams, MerchantParams } from './dto/admin-params.dto.js';
@@ -30,11 +35,11 @@ export class AdminMerchantsController {
     operationId: 'createMerchant',
     summary: 'Create a merchant',
     access: 'operator',
-    responses: [{ status: 201, type: MerchantDto }],
+    responses: [{ status: 201, type: CreatedMerchantDto }],
     body: true,
     errors: ['INVALID_PARAMETER', 'MALFORMED_REQUEST', 'CONFLICT'],
   })
-  create(@Body() input: CreateMerchantDto): Promise<MerchantDto> {
+  create(@Body() input: CreateMerchantDto): Promise<CreatedMerchantDto> {
     return this.merchants.createMerchant(input);
   }
 
@@ -84,5 +89,20 @@ export class AdminMerchantsController {
   })
   async revokeKey(@Param() params: MerchantKeyParams): Promise<void> {
     await this.merchants.revokeKey(params.id, params.keyId);
+  }
+
+  @Post(':id/callback-secret')
+  @Endpoint({
+    operationId: 'rotateCallbackSecret',
+    summary: "Replace the merchant's callback secret",
+    description:
+      'The new secret is in this answer only. For 24 hours callbacks carry two signatures, one per ' +
+      'secret (space-separated in webhook-signature), so receivers can switch without missing one.',
+    access: 'operator',
+    responses: [{ status: 201, type: CallbackSecretDto }],
+    errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
+  })
+  rotateCallbackSecret(@Param() params: MerchantParams): Promise<CallbackSecretDto> {
+    return this.merchants.rotateCallbackSecret(params.id);
   }
 }

@@ -17,7 +17,7 @@ export interface Output {
   err(line: string): void;
 }
 
-export const USAGE = 'usage: npm run seed -- <file.json> [--dry-run]';
+export const USAGE = 'usage: npm run seed -- <file.json> [--dry-run] [--callbacks]';
 
 /**
  * `npm run seed -- <file> [--dry-run]`: validates the whole file, runs pending migrations and
@@ -27,7 +27,8 @@ export const USAGE = 'usage: npm run seed -- <file.json> [--dry-run]';
  */
 export async function seedCommand(args: string[], config: AppConfig, io: Output): Promise<number> {
   const dryRun = args.includes('--dry-run');
-  const files = args.filter((arg) => arg !== '--dry-run');
+  const callbacks = args.includes('--callbacks');
+  const files = args.filter((arg) => arg !== '--dry-run' && arg !== '--callbacks');
   if (files.length !== 1 || files[0].startsWith('-')) {
     io.err(USAGE);
     return 2;
@@ -53,7 +54,9 @@ export async function seedCommand(args: string[], config: AppConfig, io: Output)
     const dataSource = context.get(DataSource);
     const summary = await runner.run(
       validation.seed,
-      dryRun ? { dryRun, prepare: (tx) => migrateWithin(dataSource, tx) } : {},
+      dryRun
+        ? { dryRun, callbacks, prepare: (tx) => migrateWithin(dataSource, tx) }
+        : { callbacks },
     );
     io.out(
       dryRun
@@ -100,7 +103,9 @@ export async function seedContext(
   config: AppConfig,
   options: { migrate: boolean } = { migrate: true },
 ): Promise<INestApplicationContext> {
-  const context = await NestFactory.createApplicationContext(AppModule.forRoot(config), {
+  // The seed script stores callbacks (with --callbacks); the running service delivers them.
+  const quiet = { ...config, callbacks: { ...config.callbacks, enabled: false } };
+  const context = await NestFactory.createApplicationContext(AppModule.forRoot(quiet), {
     logger: false,
   });
   if (options.migrate) await runMigrationsOnce(context.get(DataSource));

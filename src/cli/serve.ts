@@ -1,5 +1,5 @@
 import { INestApplication } from '@nestjs/common';
-import { createApp, migrate } from '../app.setup.js';
+import { createApp, migrate, startBackgroundWork } from '../app.setup.js';
 import { GracefulShutdown } from '../http/graceful-shutdown.js';
 import { AppConfig } from '../config/app-config.js';
 import { DEMO_MERCHANT_ID, MerchantService } from '../merchants/merchant.service.js';
@@ -20,6 +20,7 @@ export async function serve(
   if (options.migrate) await migrate(app);
   await options.beforeListen?.(app);
   await refuseUnsafeProduction(app, config);
+  startBackgroundWork(app);
   await app.listen(config.port, config.host);
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -7,4 +7,6 @@ export class ServiceState {
   draining = false;
   /** Set when the SQLite file was deleted or replaced under the running process. */
   databaseLost = false;
+  /** While draining: the time (epoch ms) by which the process exits. */
+  shutdownDeadline?: number;
 }

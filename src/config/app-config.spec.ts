@@ -17,6 +17,8 @@ function configError(env: Record<string, string>): ConfigError {
   throw new Error(`expected ${JSON.stringify(env)} to be refused`);
 }
 
+const SECRET_KEY = Buffer.alloc(32, 1).toString('base64');
+
 describe('loadConfig', () => {
   it('applies the documented defaults to an empty environment', () => {
     const config = loadConfig({});
@@ -196,7 +198,7 @@ describe('loadConfig', () => {
   it.each(['postgres://user:pw@localhost:5432/db', 'postgresql://localhost/db'])(
     'accepts the PostgreSQL DATABASE_URL %j',
     (url) => {
-      const config = loadConfig({ DATABASE_URL: url });
+      const config = loadConfig({ DATABASE_URL: url, CALLBACK_SECRET_KEY: SECRET_KEY });
       expect(config.databaseUrl).toBe(url);
       expect(databaseKindOf(config.databaseUrl)).toBe('postgres');
     },
@@ -210,6 +212,45 @@ describe('loadConfig', () => {
       expect(error.message).toContain('postgres://user:password@host:5432/database');
     },
   );
+
+  it('expands the default callback retry schedule to every 2 h until 24 h after the first attempt', () => {
+    const schedule = loadConfig({}).callbacks.retrySchedule;
+    expect(schedule.slice(0, 7)).toEqual([5, 30, 120, 600, 1800, 3600, 7200]);
+    const total = schedule.reduce((sum, d) => sum + d, 0);
+    expect(total).toBeLessThanOrEqual(24 * 3600);
+    expect(total + 7200).toBeGreaterThan(24 * 3600);
+  });
+
+  it('reads CALLBACK_RETRY_SCHEDULE as whole seconds, refusing anything else', () => {
+    expect(loadConfig({ CALLBACK_RETRY_SCHEDULE: '1, 2,3' }).callbacks.retrySchedule).toEqual([
+      1, 2, 3,
+    ]);
+    for (const bad of ['0', '1,,2', '1.5', 'x', '90000']) {
+      expect(configError({ CALLBACK_RETRY_SCHEDULE: bad }).variable).toBe(
+        'CALLBACK_RETRY_SCHEDULE',
+      );
+    }
+  });
+
+  it.each([[{ NODE_ENV: 'production' }], [{ DATABASE_URL: 'postgres://db.example/gateway' }]])(
+    'requires CALLBACK_SECRET_KEY with %j',
+    (env) => {
+      expect(configError(env).variable).toBe('CALLBACK_SECRET_KEY');
+      expect(
+        loadConfig({ ...env, CALLBACK_SECRET_KEY: SECRET_KEY }).callbacks.secretKey,
+      ).toHaveLength(32);
+    },
+  );
+
+  it('reads CALLBACK_SECRET_KEY as 32 bytes of base64 and never echoes it', () => {
+    const key = Buffer.alloc(32, 7).toString('base64');
+    expect(loadConfig({ CALLBACK_SECRET_KEY: key }).callbacks.secretKey).toEqual(
+      Buffer.alloc(32, 7),
+    );
+    const error = configError({ CALLBACK_SECRET_KEY: Buffer.alloc(16, 7).toString('base64') });
+    expect(error.variable).toBe('CALLBACK_SECRET_KEY');
+    expect(error.message).not.toContain(Buffer.alloc(16, 7).toString('base64'));
+  });
 
   it('reads REDIS_URL, refusing other schemes without echoing the URL', () => {
     expect(loadConfig({}).redisUrl).toBeUndefined();
@@ -251,6 +292,7 @@ describe('loadConfig', () => {
       loadConfig({ HEADERS_TIMEOUT_MS: '1000', ...env }).http.requestTimeoutMs,
     KEEP_ALIVE_TIMEOUT_MS: (env) => loadConfig(env).http.keepAliveTimeoutMs,
     DATABASE_POOL_SIZE: (env) => loadConfig(env).databasePoolSize,
+    CALLBACK_TIMEOUT_MS: (env) => loadConfig(env).callbacks.timeoutMs,
   };
 
   describe.each(

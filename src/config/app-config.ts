@@ -49,7 +49,39 @@ export interface AppConfig {
   redisUrl: string | undefined;
   /** Prefix of this deployment's keys in Redis, so that several deployments can share one server. */
   redisKeyPrefix: string;
+  callbacks: CallbacksConfig;
 }
+
+/** Merchant callbacks: delivery, retries, secrets, safety. */
+export interface CallbacksConfig {
+  /** This instance delivers callbacks (they are stored, and delivered by some instance, either way). */
+  enabled: boolean;
+  /** A delivery succeeds on a 2xx answer within this time. */
+  timeoutMs: number;
+  /** Seconds to wait after each failed attempt; after the last one the callback is failed. */
+  retrySchedule: readonly number[];
+  /** Base64 of 32 bytes encrypting the merchants' callback secrets; see CallbackSecretKey. */
+  secretKey: Buffer | undefined;
+  /** Deliver to loopback, private, link-local and metadata addresses (always allowed outside production). */
+  allowPrivateNetworks: boolean;
+}
+
+/** The longest a callback is retried, counted from its first attempt. */
+export const CALLBACK_RETRY_WINDOW_SECONDS = 24 * 60 * 60;
+
+/**
+ * After a failed attempt: 5 s, 30 s, 2 min, 10 min, 30 min, 1 h, then every 2 h until 24 h after
+ * the first attempt.
+ */
+export const DEFAULT_CALLBACK_RETRY_SCHEDULE: readonly number[] = (() => {
+  const delays = [5, 30, 120, 600, 1800, 3600];
+  let elapsed = delays.reduce((sum, d) => sum + d, 0);
+  while (elapsed + 7200 <= CALLBACK_RETRY_WINDOW_SECONDS) {
+    delays.push(7200);
+    elapsed += 7200;
+  }
+  return delays;
+})();
 
 export class ConfigError extends Error {
   constructor(
@@ -80,6 +112,7 @@ export const INTEGER_VARIABLES = {
   REQUEST_TIMEOUT_MS: { default: 30_000, min: 1_000, max: 600_000 },
   KEEP_ALIVE_TIMEOUT_MS: { default: 5_000, min: 1_000, max: 120_000 },
   DATABASE_POOL_SIZE: { default: 10, min: 1, max: 200 },
+  CALLBACK_TIMEOUT_MS: { default: 10_000, min: 100, max: 60_000 },
 } as const satisfies Record<string, IntegerRule>;
 
 export type IntegerVariable = keyof typeof INTEGER_VARIABLES;
@@ -236,7 +269,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     throw new ConfigError('ADMIN_TOKEN', `must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters`);
   }
   const migrationsRun = oneOf(env, 'MIGRATIONS_RUN', ['true', 'false'], 'true') === 'true';
-  return {
+  const config: AppConfig = {
     nodeEnv: read(env, 'NODE_ENV') ?? 'development',
     port: integer(env, 'PORT'),
     host: host(env),
@@ -264,7 +297,61 @@ export function loadConfig(env: Env = process.env): AppConfig {
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE'),
     redisUrl: redisUrl(env),
     redisKeyPrefix: redisKeyPrefix(env),
+    callbacks: callbacks(env),
   };
+  if (
+    config.callbacks.secretKey === undefined &&
+    (config.nodeEnv === 'production' || databaseKindOf(config.databaseUrl) === 'postgres')
+  ) {
+    throw new ConfigError(
+      'CALLBACK_SECRET_KEY',
+      'is required with NODE_ENV=production and with PostgreSQL (every instance must read the same callback secrets): the base64 of 32 bytes',
+    );
+  }
+  return config;
+}
+
+function callbacks(env: Env): CallbacksConfig {
+  return {
+    enabled: oneOf(env, 'CALLBACKS_ENABLED', ['true', 'false'], 'true') === 'true',
+    timeoutMs: integer(env, 'CALLBACK_TIMEOUT_MS'),
+    retrySchedule: retrySchedule(env),
+    secretKey: secretKey(env),
+    allowPrivateNetworks:
+      oneOf(env, 'CALLBACK_ALLOW_PRIVATE_NETWORKS', ['true', 'false'], 'false') === 'true',
+  };
+}
+
+function retrySchedule(env: Env): readonly number[] {
+  const raw = read(env, 'CALLBACK_RETRY_SCHEDULE');
+  if (raw === undefined) return DEFAULT_CALLBACK_RETRY_SCHEDULE;
+  const parts = raw.split(',').map((part) => part.trim());
+  if (
+    parts.length > 100 ||
+    parts.some(
+      (p) => !/^\d+$/.test(p) || Number(p) < 1 || Number(p) > CALLBACK_RETRY_WINDOW_SECONDS,
+    )
+  ) {
+    throw new ConfigError(
+      'CALLBACK_RETRY_SCHEDULE',
+      `must be 1 to 100 comma-separated whole seconds, each from 1 to ${CALLBACK_RETRY_WINDOW_SECONDS} (got ${shown(raw)})`,
+    );
+  }
+  return parts.map(Number);
+}
+
+function secretKey(env: Env): Buffer | undefined {
+  const raw = read(env, 'CALLBACK_SECRET_KEY');
+  if (raw === undefined) return undefined;
+  const key = /^[A-Za-z0-9+/]+={0,2}$/.test(raw) ? Buffer.from(raw, 'base64') : Buffer.alloc(0);
+  if (key.length !== 32) {
+    // The value is a secret: never echoed.
+    throw new ConfigError(
+      'CALLBACK_SECRET_KEY',
+      'must be the base64 of 32 bytes (e.g. `openssl rand -base64 32`)',
+    );
+  }
+  return key;
 }
 
 function redisKeyPrefix(env: Env): string {

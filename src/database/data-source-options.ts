@@ -1,4 +1,5 @@
 import { DataSourceOptions } from 'typeorm';
+import { Callback, CallbackAttempt } from '../callbacks/callback.entity.js';
 import { CatalogRevision, CryptoPair } from '../catalog/crypto-pair.entity.js';
 import {
   PaymentSession,
@@ -9,6 +10,7 @@ import { connectionOptions } from './dialect.js';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema.js';
 import { MerchantsAndKeys1763800000000 } from './migrations/1763800000000-merchants-and-keys.js';
 import { ApiKeyLast41763900000000 } from './migrations/1763900000000-api-key-last4.js';
+import { Callbacks1764000000000 } from './migrations/1764000000000-callbacks.js';
 
 export const ENTITIES = [
   CryptoPair,
@@ -17,11 +19,14 @@ export const ENTITIES = [
   PaymentSessionTransition,
   Merchant,
   ApiKey,
+  Callback,
+  CallbackAttempt,
 ];
 export const MIGRATIONS = [
   InitialSchema1763700000000,
   MerchantsAndKeys1763800000000,
   ApiKeyLast41763900000000,
+  Callbacks1764000000000,
 ];
 
 /**

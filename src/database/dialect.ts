@@ -133,6 +133,14 @@ export function timestampType(queryRunner: QueryRunner): string {
   return queryRunner.connection.driver.options.type === 'postgres' ? 'timestamptz' : 'datetime';
 }
 
+/**
+ * Appended to a SELECT inside a transaction that claims rows for this instance: PostgreSQL locks
+ * them and skips those another instance's transaction holds; SQLite has one writer at a time.
+ */
+export function claimLockClause(dataSource: DataSource): string {
+  return kindOf(dataSource) === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
+}
+
 /** Any number: instances of this service agree on it to migrate one at a time. */
 const MIGRATION_LOCK = 7_340_513_291;
 

@@ -49,6 +49,7 @@ export class GracefulShutdown {
     const started = Date.now();
     const deadline = started + this.config.shutdownTimeoutMs;
     this.state.draining = true;
+    this.state.shutdownDeadline = deadline - CLOSING_MARGIN_MS;
     this.logger?.info({ reason }, 'Shutting down');
     const giveUp = new Promise<void>((resolve) =>
       setTimeout(resolve, Math.max(0, deadline - CLOSING_MARGIN_MS / 5 - Date.now())).unref(),

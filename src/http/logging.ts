@@ -31,12 +31,22 @@ export function flushLogger(logger: Logger): void {
   }
 }
 
+const FRAMEWORK_CONTEXTS = new Set([
+  'NestFactory',
+  'InstanceLoader',
+  'RoutesResolver',
+  'RouterExplorer',
+  'NestApplication',
+]);
+
 /** Nest's own messages (start-up, unexpected errors) through the same pino logger. */
 export class NestLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
 
   log(message: unknown, context?: unknown): void {
-    this.write('info', message, context);
+    // Nest's own start-up story (modules loaded, routes mapped) is detail: debug, not info.
+    const level = typeof context === 'string' && FRAMEWORK_CONTEXTS.has(context) ? 'debug' : 'info';
+    this.write(level, message, context);
   }
   error(message: unknown, ...rest: unknown[]): void {
     this.write('error', message, rest[rest.length - 1]);

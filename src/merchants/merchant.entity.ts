@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+import { EPOCH_MS } from '../common/epoch-ms.js';
 
 /** A merchant owns API keys and payment sessions. */
 @Entity('merchant')
@@ -11,6 +12,22 @@ export class Merchant {
 
   @CreateDateColumn({ name: 'created_at' })
   createdAt: Date;
+
+  /** The secret signing this merchant's callbacks, encrypted (see CallbackSecretBox). */
+  @Column({ name: 'callback_secret', type: 'text', nullable: true })
+  callbackSecret: string | null;
+
+  /** The secret before the last rotation, still signing for a day after it. */
+  @Column({ name: 'previous_callback_secret', type: 'text', nullable: true })
+  previousCallbackSecret: string | null;
+
+  @Column({
+    name: 'callback_secret_rotated_at',
+    type: 'bigint',
+    nullable: true,
+    transformer: EPOCH_MS,
+  })
+  callbackSecretRotatedAt: number | null;
 }
 
 /** An API key, stored only as the SHA-256 hash of its plaintext. */

@@ -22,6 +22,13 @@ export interface ApiKeyRecord {
   last4: string | null;
 }
 
+/** A merchant's callback secrets, encrypted, and when the current one replaced the previous. */
+export interface StoredCallbackSecrets {
+  current: string | null;
+  previous: string | null;
+  rotatedAt: number | null;
+}
+
 /** A key that works, and whose merchant it opens. */
 export interface ResolvedKey {
   keyId: string;
@@ -57,6 +64,11 @@ export abstract class MerchantRepository {
   abstract insert(tx: Tx, merchant: MerchantRecord): Promise<boolean>;
 
   abstract rename(tx: Tx, id: string, name: string): Promise<void>;
+
+  /** The merchant's callback secrets as stored (encrypted); undefined for an unknown merchant. */
+  abstract findCallbackSecrets(tx: Tx, id: string): Promise<StoredCallbackSecrets | undefined>;
+
+  abstract setCallbackSecrets(tx: Tx, id: string, secrets: StoredCallbackSecrets): Promise<void>;
 
   abstract findKeyByHash(tx: Tx, keyHash: string): Promise<ApiKeyRecord | undefined>;
 

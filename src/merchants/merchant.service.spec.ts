@@ -1,5 +1,5 @@
 import { InMemoryMerchants } from '../../test/fakes/in-memory-merchants.js';
-import { InMemoryTransactions } from '../../test/fakes/in-memory-transactions.js';
+import { InMemoryTransactions, testSecretBox } from '../../test/fakes/in-memory-transactions.js';
 import { apiErrorOf } from '../../test/support/api-error-of.js';
 import { ChangeFeed, type Subscription } from '../database/change-feed.js';
 import type { Tx } from '../database/transactions.js';
@@ -9,7 +9,11 @@ import { DEMO_MERCHANT_ID, MerchantService } from './merchant.service.js';
 function setup() {
   const merchants = new InMemoryMerchants();
   const transactions = new InMemoryTransactions(merchants);
-  return { service: new MerchantService(merchants, transactions), merchants, transactions };
+  return {
+    service: new MerchantService(merchants, transactions, testSecretBox()),
+    merchants,
+    transactions,
+  };
 }
 
 describe('MerchantService: keys', () => {
@@ -266,7 +270,7 @@ describe('MerchantService: keys revoked on other instances', () => {
     const merchants = new InMemoryMerchants();
     const transactions = new InMemoryTransactions(merchants);
     const feed = new FakeChangeFeed();
-    const service = new MerchantService(merchants, transactions, feed);
+    const service = new MerchantService(merchants, transactions, testSecretBox(), feed);
     await service.createMerchant({ id: 'acme', name: 'Acme' });
     const key = await service.createKey('acme');
     return { service, merchants, feed, key };

@@ -6,11 +6,17 @@ import { ChangeFeed, SINGLE_PROCESS_FEED } from '../database/change-feed.js';
 import { Transactions, type Tx } from '../database/transactions.js';
 import { generateApiKey, hashApiKey } from './api-key.js';
 import {
+  CallbackSecretBox,
+  SECRET_OVERLAP_MS,
+  generateCallbackSecret,
+} from './callback-secrets.js';
+import {
   ApiKeyViewDto,
+  CallbackSecretDto,
   CreateMerchantDto,
   CreatedApiKeyDto,
+  CreatedMerchantDto,
   ListedMerchantDto,
-  MerchantDto,
 } from './dto/merchant.dto.js';
 import {
   ApiKeyRecord,
@@ -55,6 +61,7 @@ export class MerchantService {
   constructor(
     private readonly merchants: MerchantRepository,
     private readonly transactions: Transactions,
+    private readonly secretBox: CallbackSecretBox,
     @Optional() private readonly changes: ChangeFeed = SINGLE_PROCESS_FEED,
   ) {
     changes.subscribe(KEY_REVOKED, {
@@ -93,7 +100,9 @@ export class MerchantService {
     else this.resolvedKeys.delete(hash);
   }
 
-  async createMerchant(input: CreateMerchantDto): Promise<MerchantDto> {
+  /** Creates a merchant with a new callback secret, returned this once. */
+  async createMerchant(input: CreateMerchantDto): Promise<CreatedMerchantDto> {
+    const callbackSecret = generateCallbackSecret();
     return this.transactions.run(async (tx) => {
       if (!(await this.merchants.insert(tx, { id: input.id, name: input.name }))) {
         throw new ApiError('CONFLICT', {
@@ -101,7 +110,52 @@ export class MerchantService {
           field: 'id',
         });
       }
-      return { id: input.id, name: input.name };
+      await this.merchants.setCallbackSecrets(tx, input.id, {
+        current: this.secretBox.encrypt(callbackSecret),
+        previous: null,
+        rotatedAt: null,
+      });
+      return { id: input.id, name: input.name, callbackSecret };
+    });
+  }
+
+  /**
+   * Replaces the merchant's callback secret, returned this once. The previous one keeps signing
+   * beside it for SECRET_OVERLAP_MS, so receivers can switch without missing a callback.
+   */
+  async rotateCallbackSecret(merchantId: string): Promise<CallbackSecretDto> {
+    const callbackSecret = generateCallbackSecret();
+    await this.transactions.run((tx) => this.replaceCallbackSecret(tx, merchantId, callbackSecret));
+    return { callbackSecret };
+  }
+
+  /**
+   * The secrets a callback to the merchant is signed with now: the current one, and the previous
+   * one for a day after a rotation. Empty when the merchant has none.
+   */
+  async signingSecrets(merchantId: string, now = Date.now()): Promise<string[]> {
+    const stored = await this.transactions.run((tx) =>
+      this.merchants.findCallbackSecrets(tx, merchantId),
+    );
+    if (!stored?.current) return [];
+    const secrets = [this.secretBox.decrypt(stored.current)];
+    const overlapping = stored.rotatedAt !== null && now - stored.rotatedAt < SECRET_OVERLAP_MS;
+    if (stored.previous && overlapping) secrets.push(this.secretBox.decrypt(stored.previous));
+    return secrets;
+  }
+
+  private async replaceCallbackSecret(tx: Tx, merchantId: string, secret: string): Promise<void> {
+    const stored = await this.merchants.findCallbackSecrets(tx, merchantId);
+    if (!stored) {
+      throw new ApiError('NOT_FOUND', {
+        message: `Merchant ${merchantId} not found.`,
+        field: 'merchantId',
+      });
+    }
+    await this.merchants.setCallbackSecrets(tx, merchantId, {
+      current: this.secretBox.encrypt(secret),
+      previous: stored.current,
+      rotatedAt: Date.now(),
     });
   }
 
@@ -137,15 +191,34 @@ export class MerchantService {
    * Seed files: creates or renames the merchant and adds the plaintext keys it lacks, inside
    * the caller's transaction. Returns whether anything changed.
    */
-  async upsertFromSeed(tx: Tx, merchant: CreateMerchantDto, apiKeys: string[]): Promise<boolean> {
+  async upsertFromSeed(
+    tx: Tx,
+    merchant: CreateMerchantDto,
+    apiKeys: string[],
+    callbackSecret?: string,
+  ): Promise<boolean> {
     let changed = false;
     const existing = await this.merchants.find(tx, merchant.id);
     if (!existing) {
       await this.merchants.insert(tx, { id: merchant.id, name: merchant.name });
+      await this.merchants.setCallbackSecrets(tx, merchant.id, {
+        current: this.secretBox.encrypt(callbackSecret ?? generateCallbackSecret()),
+        previous: null,
+        rotatedAt: null,
+      });
       changed = true;
-    } else if (existing.name !== merchant.name) {
-      await this.merchants.rename(tx, merchant.id, merchant.name);
-      changed = true;
+    } else {
+      if (existing.name !== merchant.name) {
+        await this.merchants.rename(tx, merchant.id, merchant.name);
+        changed = true;
+      }
+      // A secret given by the file replaces a different one, with the usual overlap.
+      const stored = await this.merchants.findCallbackSecrets(tx, merchant.id);
+      const current = stored?.current ? this.secretBox.decrypt(stored.current) : undefined;
+      if (callbackSecret !== undefined && callbackSecret !== current) {
+        await this.replaceCallbackSecret(tx, merchant.id, callbackSecret);
+        changed = true;
+      }
     }
     for (const plaintext of apiKeys) {
       const keyHash = hashApiKey(plaintext);

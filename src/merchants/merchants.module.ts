@@ -1,5 +1,9 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { databaseFileOf } from '../database/dialect.js';
+import { CallbackSecretBox, callbackSecretKey } from './callback-secrets.js';
 import { ApiKey, Merchant } from './merchant.entity.js';
 import { MerchantRepository } from './merchant.repository.js';
 import { MerchantService } from './merchant.service.js';
@@ -10,6 +14,14 @@ import { TypeOrmMerchantRepository } from './typeorm-merchant.repository.js';
   providers: [
     MerchantService,
     { provide: MerchantRepository, useClass: TypeOrmMerchantRepository },
+    {
+      provide: CallbackSecretBox,
+      inject: [APP_CONFIG, DataSource],
+      useFactory: (config: AppConfig, dataSource: DataSource) =>
+        new CallbackSecretBox(
+          callbackSecretKey(config.callbacks.secretKey, databaseFileOf(dataSource)),
+        ),
+    },
   ],
   exports: [MerchantService, MerchantRepository],
 })

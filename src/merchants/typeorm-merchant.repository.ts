@@ -13,6 +13,7 @@ import {
   Page,
   PageRequest,
   ResolvedKey,
+  StoredCallbackSecrets,
 } from './merchant.repository.js';
 
 const ACTIVE_KEY_SQL =
@@ -56,6 +57,37 @@ export class TypeOrmMerchantRepository extends MerchantRepository {
 
   async rename(tx: Tx, id: string, name: string): Promise<void> {
     await managerOf(tx).update(Merchant, { id }, { name });
+  }
+
+  async findCallbackSecrets(tx: Tx, id: string): Promise<StoredCallbackSecrets | undefined> {
+    const row = await managerOf(tx).findOne(Merchant, {
+      where: { id },
+      select: {
+        id: true,
+        callbackSecret: true,
+        previousCallbackSecret: true,
+        callbackSecretRotatedAt: true,
+      },
+    });
+    return row
+      ? {
+          current: row.callbackSecret,
+          previous: row.previousCallbackSecret,
+          rotatedAt: row.callbackSecretRotatedAt,
+        }
+      : undefined;
+  }
+
+  async setCallbackSecrets(tx: Tx, id: string, secrets: StoredCallbackSecrets): Promise<void> {
+    await managerOf(tx).update(
+      Merchant,
+      { id },
+      {
+        callbackSecret: secrets.current,
+        previousCallbackSecret: secrets.previous,
+        callbackSecretRotatedAt: secrets.rotatedAt,
+      },
+    );
   }
 
   async findKeyByHash(tx: Tx, keyHash: string): Promise<ApiKeyRecord | undefined> {

@@ -26,6 +26,13 @@ export class PaymentSession {
   @Column({ name: 'payment_response', type: 'text', nullable: true })
   paymentResponse: string | null;
 
+  /** Where the gateway calls the merchant back; never shown by the status lookup. */
+  @Column({ name: 'return_url', type: 'varchar', length: 2048, nullable: true })
+  returnUrl: string | null;
+
+  @Column({ name: 'error_url', type: 'varchar', length: 2048, nullable: true })
+  errorUrl: string | null;
+
   /** Grows by one on every transition; conditional updates on it make concurrent reports safe. */
   @Column({ type: 'integer', default: 1 })
   version: number;

@@ -3,7 +3,13 @@ import type { StoredReport } from './payment-status.shapes.js';
 import type { PaymentStatus } from './payment-status.types.js';
 
 /** A payment session as stored. */
-export interface SessionRecord extends StoredReport {
+/** Where the merchant is called back; never part of what the status lookup shows. */
+export interface CallbackUrls {
+  returnUrl: string | null;
+  errorUrl: string | null;
+}
+
+export interface SessionRecord extends StoredReport, CallbackUrls {
   validationKey: string;
   merchantId: string;
   /** Grows by one on every transition; conditional updates on it make concurrent reports safe. */
@@ -38,7 +44,7 @@ export abstract class PaymentSessionRepository {
     tx: Tx,
     validationKey: string,
     expectedVersion: number,
-    next: StoredReport,
+    next: StoredReport & CallbackUrls,
   ): Promise<boolean>;
 
   abstract addTransition(

@@ -1,7 +1,8 @@
 import { successfulResponse } from '../../test/support/fixtures.js';
 import { InMemoryMerchants } from '../../test/fakes/in-memory-merchants.js';
 import { InMemoryPaymentSessions } from '../../test/fakes/in-memory-payment-sessions.js';
-import { InMemoryTransactions } from '../../test/fakes/in-memory-transactions.js';
+import { InMemoryCallbackOutbox } from '../../test/fakes/in-memory-callback-outbox.js';
+import { InMemoryTransactions, testSecretBox } from '../../test/fakes/in-memory-transactions.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { apiErrorOf } from '../../test/support/api-error-of.js';
 import { MerchantService } from '../merchants/merchant.service.js';
@@ -26,12 +27,13 @@ function reportOf(status: PaymentStatus, extra: Record<string, unknown> = {}): P
 async function setup() {
   const sessions = new InMemoryPaymentSessions();
   const merchantStore = new InMemoryMerchants();
-  const transactions = new InMemoryTransactions(sessions, merchantStore);
-  const merchants = new MerchantService(merchantStore, transactions);
+  const outbox = new InMemoryCallbackOutbox();
+  const transactions = new InMemoryTransactions(sessions, merchantStore, outbox);
+  const merchants = new MerchantService(merchantStore, transactions, testSecretBox());
   await merchants.createMerchant({ id: MERCHANT, name: 'Acme' });
   await merchants.createMerchant({ id: OTHER, name: 'Globex' });
-  const service = new PaymentSessionService(sessions, merchants, transactions);
-  return { service, sessions, transactions };
+  const service = new PaymentSessionService(sessions, merchants, transactions, outbox);
+  return { service, sessions, transactions, outbox };
 }
 
 const STATUSES: PaymentStatus[] = ['PENDING', 'NOT_COMPLETED', 'SUCCESSFUL', 'FAILED'];
@@ -224,6 +226,8 @@ describe('PaymentSessionService: concurrent writers', () => {
         validationKey: 'vk_1',
         merchantId: MERCHANT,
         ...toStoredReport(reportOf('SUCCESSFUL')),
+        returnUrl: null,
+        errorUrl: null,
         version: 1,
       });
     const same = await service.report('vk_1', reportOf('SUCCESSFUL'));
@@ -329,5 +333,119 @@ describe('PaymentSessionService: the status lookup', () => {
   it('has no history for an unknown session', async () => {
     const { service } = await setup();
     expect(await service.history('vk_nope')).toBeUndefined();
+  });
+});
+
+describe('PaymentSessionService: the callbacks transitions cause', () => {
+  const RETURN = 'https://merchant.example/return?order=1';
+  const ERROR = 'https://merchant.example/error';
+
+  it('stores one callback per transition into SUCCESSFUL, FAILED or NOT_COMPLETED', async () => {
+    const { service, outbox } = await setup();
+    await service.report('vk_1', reportOf('PENDING', { returnUrl: RETURN, errorUrl: ERROR }));
+    expect(outbox.callbacks).toEqual([]);
+    await service.report('vk_1', reportOf('NOT_COMPLETED'));
+    await service.report('vk_1', reportOf('NOT_COMPLETED')); // identical: no-op, no callback
+    await service.report('vk_1', reportOf('NOT_COMPLETED', { detailedStatus: 'TIMED_OUT' }));
+    await service.report('vk_1', reportOf('FAILED'));
+    await service.report('vk_1', reportOf('FAILED')); // identical final: no-op, no callback
+    expect(outbox.callbacks.map((c) => [c.status, c.url])).toEqual([
+      ['NOT_COMPLETED', ERROR],
+      ['NOT_COMPLETED', ERROR],
+      ['FAILED', ERROR],
+    ]);
+    expect(
+      outbox.callbacks.every((c) => c.merchantId === MERCHANT && c.validationKey === 'vk_1'),
+    ).toBe(true);
+  });
+
+  it('calls SUCCESSFUL back on returnUrl, the others on errorUrl or else returnUrl', async () => {
+    const { service, outbox } = await setup();
+    await service.report('vk_s', reportOf('SUCCESSFUL', { returnUrl: RETURN, errorUrl: ERROR }));
+    await service.report('vk_f', reportOf('FAILED', { returnUrl: RETURN }));
+    await service.report('vk_n', reportOf('NOT_COMPLETED', { errorUrl: ERROR }));
+    expect(outbox.callbacks.map((c) => [c.validationKey, c.url])).toEqual([
+      ['vk_s', RETURN],
+      ['vk_f', RETURN],
+      ['vk_n', ERROR],
+    ]);
+  });
+
+  it('stores none without a URL for it, and none when seeding without --callbacks', async () => {
+    const { service, outbox, transactions } = await setup();
+    await service.report('vk_1', reportOf('SUCCESSFUL', { errorUrl: ERROR }));
+    await transactions.run((tx) =>
+      service.apply(tx, 'vk_2', reportOf('FAILED', { returnUrl: RETURN }) as PaymentReportDto, {
+        callbacks: false,
+      }),
+    );
+    expect(outbox.callbacks).toEqual([]);
+  });
+
+  it('writes the flat body: status and validationKey on top, then what the status element holds', async () => {
+    const { service, outbox } = await setup();
+    await service.report('vk_f', reportOf('FAILED', { returnUrl: RETURN }));
+    await service.report('vk_s', reportOf('SUCCESSFUL', { returnUrl: RETURN }));
+    expect(JSON.parse(outbox.callbacks[0].body)).toEqual({
+      status: 'FAILED',
+      validationKey: 'vk_f',
+      detailedStatus: 'INSUFFICIENT_FUNDS',
+      errorMessage: 'Insufficient funds',
+    });
+    const successful = JSON.parse(outbox.callbacks[1].body);
+    expect(Object.keys(successful).slice(0, 2)).toEqual(['status', 'sourceMoney']);
+    expect(successful).toMatchObject({
+      status: 'SUCCESSFUL',
+      validationKey: 'vk_s',
+      money: { amount: 148.5, currency: 'EUR', presentationAmount: 'EUR148.50' },
+    });
+  });
+
+  it('keeps URLs once given; changing them alone is no transition and calls nobody', async () => {
+    const { service, outbox, sessions } = await setup();
+    await service.report('vk_1', reportOf('PENDING', { returnUrl: RETURN }));
+    const moved = await service.report('vk_1', reportOf('PENDING', { returnUrl: `${RETURN}&v=2` }));
+    expect(moved.outcome).toBe('updated');
+    expect(await service.history('vk_1')).toHaveLength(1);
+    await service.report('vk_1', reportOf('SUCCESSFUL'));
+    expect(sessions.stored('vk_1')?.returnUrl).toBe(`${RETURN}&v=2`);
+    expect(outbox.callbacks.map((c) => c.url)).toEqual([`${RETURN}&v=2`]);
+  });
+
+  it('refuses new URLs on a final session with 409, and takes the identical report without them', async () => {
+    const { service } = await setup();
+    await service.report('vk_1', reportOf('FAILED', { errorUrl: ERROR }));
+    expect((await service.report('vk_1', reportOf('FAILED'))).outcome).toBe('unchanged');
+    const error = await apiErrorOf(
+      service.report('vk_1', reportOf('FAILED', { errorUrl: `${ERROR}/2` })),
+    );
+    expect(error.code).toBe('CONFLICT');
+    expect(error.items[0].field).toBe('errorUrl');
+  });
+
+  it('leaves no callback behind when the transaction of its transition rolls back', async () => {
+    const { service, outbox } = await setup();
+    await service.report('vk_1', reportOf('PENDING', { returnUrl: RETURN }));
+    // The callback is written, then the transaction fails before it commits.
+    const enqueue = outbox.enqueue.bind(outbox);
+    outbox.enqueue = async (tx, callback) => {
+      await enqueue(tx, callback);
+      throw new Error('connection lost before COMMIT');
+    };
+    await expect(service.report('vk_1', reportOf('SUCCESSFUL'))).rejects.toThrow('before COMMIT');
+    expect(outbox.callbacks).toEqual([]);
+  });
+
+  it('refuses the URLs the outbox refuses (production wants https), naming each field', async () => {
+    const { service, outbox } = await setup();
+    outbox.refuse = (url) =>
+      url.startsWith('https://') ? undefined : 'must be an https URL in production';
+    const error = await apiErrorOf(
+      service.report(
+        'vk_1',
+        reportOf('PENDING', { returnUrl: 'http://merchant.example/r', errorUrl: ERROR }),
+      ),
+    );
+    expect(error.items.map((i) => i.field)).toEqual(['returnUrl']);
   });
 });

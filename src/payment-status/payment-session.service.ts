@@ -1,5 +1,6 @@
 import { CacheableMemory } from '@cacheable/memory';
 import { Injectable, Optional } from '@nestjs/common';
+import { CallbackOutbox } from '../callbacks/callback-outbox.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { Transactions, type Tx } from '../database/transactions.js';
 import { MerchantService } from '../merchants/merchant.service.js';
@@ -7,12 +8,18 @@ import { CacheLookups, UNCOUNTED_CACHE_LOOKUPS } from '../metrics/cache-lookups.
 import { PaymentReportDto } from './dto/payment-report.dto.js';
 import { sameReport, statusFieldErrors, toStoredReport } from './payment-report.rules.js';
 import {
+  CallbackUrls,
   PaymentSessionRepository,
   SessionRecord,
   TransitionRecord,
 } from './payment-session.repository.js';
-import { buildStatusElement } from './payment-status.shapes.js';
-import { VALIDATION_KEY_RULE, isFinal, isValidationKey } from './payment-status.types.js';
+import { buildStatusElement, callbackBody } from './payment-status.shapes.js';
+import {
+  PaymentStatus,
+  VALIDATION_KEY_RULE,
+  isFinal,
+  isValidationKey,
+} from './payment-status.types.js';
 
 export type ReportOutcome = 'created' | 'updated' | 'unchanged';
 
@@ -32,6 +39,14 @@ const FINAL_ANSWER_ENTRIES = 20_000;
 /** Times a report is applied again after losing a race, before it answers 409. */
 export const MAX_REPORT_ATTEMPTS = 5;
 
+/** Statuses whose arrival calls the merchant back. */
+const CALLBACK_STATUSES: readonly PaymentStatus[] = ['SUCCESSFUL', 'FAILED', 'NOT_COMPLETED'];
+
+export interface ApplyOptions {
+  /** Store the callbacks the transitions cause (seed files do not, unless asked). */
+  callbacks: boolean;
+}
+
 /** Lost a race with another writer; the report is judged again against the new state. */
 class StaleVersion extends Error {}
 
@@ -47,6 +62,7 @@ export class PaymentSessionService {
     private readonly sessions: PaymentSessionRepository,
     private readonly merchants: MerchantService,
     private readonly transactions: Transactions,
+    private readonly outbox: CallbackOutbox,
     @Optional() private readonly lookups: CacheLookups = UNCOUNTED_CACHE_LOOKUPS,
   ) {}
 
@@ -97,10 +113,20 @@ export class PaymentSessionService {
    * a 409. The update is conditional on the version read, so of two concurrent writers (in this
    * process or another) exactly one wins; the other is judged again against the new state.
    */
-  async apply(tx: Tx, validationKey: string, report: PaymentReportDto): Promise<ReportResult> {
+  async apply(
+    tx: Tx,
+    validationKey: string,
+    report: PaymentReportDto,
+    options: ApplyOptions = { callbacks: true },
+  ): Promise<ReportResult> {
     this.validate(validationKey, report);
     const next = toStoredReport(report);
     const current = await this.sessions.findIn(tx, validationKey);
+    // URLs are kept once given: a report without them leaves the stored ones as they are.
+    const urls: CallbackUrls = {
+      returnUrl: report.returnUrl ?? current?.returnUrl ?? null,
+      errorUrl: report.errorUrl ?? current?.errorUrl ?? null,
+    };
 
     if (!current) {
       if (!(await this.merchants.exists(tx, report.merchantId))) {
@@ -108,9 +134,15 @@ export class PaymentSessionService {
           { field: 'merchantId', message: 'must name an existing merchant' },
         ]);
       }
-      const session = { validationKey, merchantId: report.merchantId, ...next, version: 1 };
+      const session = {
+        validationKey,
+        merchantId: report.merchantId,
+        ...next,
+        ...urls,
+        version: 1,
+      };
       if (!(await this.sessions.insert(tx, session))) throw new StaleVersion();
-      await this.recordTransition(tx, session, null);
+      await this.transitioned(tx, session, null, options);
       return { outcome: 'created', session };
     }
 
@@ -120,18 +152,25 @@ export class PaymentSessionService {
         field: 'merchantId',
       });
     }
-    if (sameReport(current, next)) return { outcome: 'unchanged', session: current };
+    const sameUrls = urls.returnUrl === current.returnUrl && urls.errorUrl === current.errorUrl;
+    if (sameReport(current, next) && sameUrls) return { outcome: 'unchanged', session: current };
     if (isFinal(current.status)) {
       throw new ApiError('CONFLICT', {
         message: `The payment session is ${current.status}, a final state; it cannot change.`,
-        field: 'status',
+        field: sameReport(current, next)
+          ? urls.returnUrl !== current.returnUrl
+            ? 'returnUrl'
+            : 'errorUrl'
+          : 'status',
       });
     }
-    if (!(await this.sessions.updateIfVersion(tx, validationKey, current.version, next))) {
+    const stored = { ...next, ...urls };
+    if (!(await this.sessions.updateIfVersion(tx, validationKey, current.version, stored))) {
       throw new StaleVersion();
     }
-    const session = { ...current, ...next, version: current.version + 1 };
-    await this.recordTransition(tx, session, current);
+    const session = { ...current, ...stored, version: current.version + 1 };
+    // Only a change of what the merchant sees is a transition; new URLs alone are not.
+    if (!sameReport(current, next)) await this.transitioned(tx, session, current, options);
     return { outcome: 'updated', session };
   }
 
@@ -143,10 +182,40 @@ export class PaymentSessionService {
 
   private validate(validationKey: string, report: PaymentReportDto): void {
     const errors = statusFieldErrors(validationKey, report);
+    for (const field of ['returnUrl', 'errorUrl'] as const) {
+      const url = report[field];
+      const refusal = url === undefined ? undefined : this.outbox.urlRefusal(url);
+      if (refusal) errors.push({ field, message: refusal });
+    }
     if (!isValidationKey(validationKey)) {
       errors.unshift({ field: 'validationKey', message: VALIDATION_KEY_RULE });
     }
     if (errors.length > 0) throw ApiError.invalidParameters(errors);
+  }
+
+  /**
+   * Records the transition and, inside the same transaction, the callback it causes: a session
+   * that becomes SUCCESSFUL, FAILED or NOT_COMPLETED calls the merchant back (SUCCESSFUL on its
+   * returnUrl, the others on errorUrl, else returnUrl; no URL, no callback).
+   */
+  private async transitioned(
+    tx: Tx,
+    session: SessionRecord,
+    previous: SessionRecord | null,
+    options: ApplyOptions,
+  ): Promise<void> {
+    await this.recordTransition(tx, session, previous);
+    if (!options.callbacks || !CALLBACK_STATUSES.includes(session.status)) return;
+    const url =
+      session.status === 'SUCCESSFUL' ? session.returnUrl : (session.errorUrl ?? session.returnUrl);
+    if (url === null) return;
+    await this.outbox.enqueue(tx, {
+      validationKey: session.validationKey,
+      merchantId: session.merchantId,
+      status: session.status,
+      url,
+      body: callbackBody(session.validationKey, session),
+    });
   }
 
   private recordTransition(

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { CallbacksModule } from '../callbacks/callbacks.module.js';
 import { MerchantsModule } from '../merchants/merchants.module.js';
 import { PaymentSession, PaymentSessionTransition } from './payment-session.entity.js';
 import { PaymentSessionRepository } from './payment-session.repository.js';
@@ -8,7 +9,11 @@ import { PaymentStatusController } from './payment-status.controller.js';
 import { TypeOrmPaymentSessionRepository } from './typeorm-payment-session.repository.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([PaymentSession, PaymentSessionTransition]), MerchantsModule],
+  imports: [
+    TypeOrmModule.forFeature([PaymentSession, PaymentSessionTransition]),
+    MerchantsModule,
+    CallbacksModule,
+  ],
   controllers: [PaymentStatusController],
   providers: [
     PaymentSessionService,

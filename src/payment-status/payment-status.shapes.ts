@@ -81,6 +81,22 @@ function toPaymentResponseView(
   return complete;
 }
 
+/**
+ * The body of a callback: the status element made flat, always with `status` and `validationKey`
+ * at the top (what existing integrations read). SUCCESSFUL carries every field of its payment
+ * response; the others `detailedStatus` and `errorMessage` when they have them.
+ */
+export function callbackBody(validationKey: string, report: StoredReport): string {
+  const element = buildStatusElement(validationKey, report);
+  if (element.status === 'SUCCESSFUL') {
+    return JSON.stringify({ status: element.status, ...element.paymentResponse });
+  }
+  const { status, ...rest } = element;
+  const detailedStatus = 'detailedStatus' in rest ? rest.detailedStatus : undefined;
+  const errorMessage = 'errorMessage' in rest ? rest.errorMessage : undefined;
+  return JSON.stringify({ status, validationKey, detailedStatus, errorMessage });
+}
+
 /** The single payload element of a status answer; absent optional fields are omitted, never null. */
 export function buildStatusElement(
   validationKey: string,

@@ -6,6 +6,7 @@ import type { Tx } from '../database/transactions.js';
 import { insertUnlessDuplicate, managerOf } from '../database/typeorm-transactions.js';
 import { PaymentSession, PaymentSessionTransition } from './payment-session.entity.js';
 import {
+  CallbackUrls,
   PaymentSessionRepository,
   SessionRecord,
   TransitionRecord,
@@ -15,7 +16,8 @@ import type { StoredReport } from './payment-status.shapes.js';
 const SESSION_SQL =
   'SELECT validation_key AS "validationKey", merchant_id AS "merchantId", status, ' +
   'detailed_status AS "detailedStatus", error_message AS "errorMessage", ' +
-  'payment_response AS "paymentResponse", version FROM payment_session WHERE validation_key = ?';
+  'payment_response AS "paymentResponse", return_url AS "returnUrl", error_url AS "errorUrl", ' +
+  'version FROM payment_session WHERE validation_key = ?';
 
 @Injectable()
 export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
@@ -43,7 +45,7 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
     tx: Tx,
     validationKey: string,
     expectedVersion: number,
-    next: StoredReport,
+    next: StoredReport & CallbackUrls,
   ): Promise<boolean> {
     const result = await managerOf(tx)
       .createQueryBuilder()
@@ -88,6 +90,8 @@ function toRecord(row: PaymentSession): SessionRecord {
     detailedStatus: row.detailedStatus,
     errorMessage: row.errorMessage,
     paymentResponse: row.paymentResponse,
+    returnUrl: row.returnUrl,
+    errorUrl: row.errorUrl,
     version: row.version,
   };
 }

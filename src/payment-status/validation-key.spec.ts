@@ -1,6 +1,7 @@
 import { InMemoryMerchants } from '../../test/fakes/in-memory-merchants.js';
 import { InMemoryPaymentSessions } from '../../test/fakes/in-memory-payment-sessions.js';
-import { InMemoryTransactions } from '../../test/fakes/in-memory-transactions.js';
+import { InMemoryCallbackOutbox } from '../../test/fakes/in-memory-callback-outbox.js';
+import { InMemoryTransactions, testSecretBox } from '../../test/fakes/in-memory-transactions.js';
 import { apiErrorOf } from '../../test/support/api-error-of.js';
 import { createValidationPipe, validatePlain } from '../common/validation.js';
 import { ValidationKeyParams } from '../admin/dto/admin-params.dto.js';
@@ -37,10 +38,14 @@ const POSSIBLE_KEYS: [string, string][] = [
 async function setup() {
   const sessions = new InMemoryPaymentSessions();
   const merchantStore = new InMemoryMerchants();
-  const transactions = new InMemoryTransactions(sessions, merchantStore);
-  const merchants = new MerchantService(merchantStore, transactions);
+  const outbox = new InMemoryCallbackOutbox();
+  const transactions = new InMemoryTransactions(sessions, merchantStore, outbox);
+  const merchants = new MerchantService(merchantStore, transactions, testSecretBox());
   await merchants.createMerchant({ id: 'acme', name: 'Acme' });
-  return { service: new PaymentSessionService(sessions, merchants, transactions), sessions };
+  return {
+    service: new PaymentSessionService(sessions, merchants, transactions, outbox),
+    sessions,
+  };
 }
 
 function printableAsciiWithoutSlash(): string {

@@ -2,7 +2,8 @@ import { createCache } from 'cache-manager';
 import { InMemoryCryptoPairs } from '../../test/fakes/in-memory-crypto-pairs.js';
 import { InMemoryMerchants } from '../../test/fakes/in-memory-merchants.js';
 import { InMemoryPaymentSessions } from '../../test/fakes/in-memory-payment-sessions.js';
-import { InMemoryTransactions } from '../../test/fakes/in-memory-transactions.js';
+import { InMemoryCallbackOutbox } from '../../test/fakes/in-memory-callback-outbox.js';
+import { InMemoryTransactions, testSecretBox } from '../../test/fakes/in-memory-transactions.js';
 import { CatalogService } from '../catalog/catalog.service.js';
 import { boundedMemoryStore } from '../common/cache/memory-store.js';
 import { loadConfig } from '../config/app-config.js';
@@ -15,11 +16,12 @@ function setup() {
   const pairs = new InMemoryCryptoPairs();
   const merchantStore = new InMemoryMerchants();
   const sessions = new InMemoryPaymentSessions();
-  const transactions = new InMemoryTransactions(pairs, merchantStore, sessions);
+  const outbox = new InMemoryCallbackOutbox();
+  const transactions = new InMemoryTransactions(pairs, merchantStore, sessions, outbox);
   const cache = createCache({ stores: [boundedMemoryStore(100)] });
   const catalog = new CatalogService(pairs, transactions, cache, loadConfig({}));
-  const merchants = new MerchantService(merchantStore, transactions);
-  const sessionService = new PaymentSessionService(sessions, merchants, transactions);
+  const merchants = new MerchantService(merchantStore, transactions, testSecretBox());
+  const sessionService = new PaymentSessionService(sessions, merchants, transactions, outbox);
   const runner = new SeedRunner(transactions, catalog, merchants, sessionService);
   return { runner, pairs, merchantStore, sessions, catalog };
 }

@@ -18,6 +18,8 @@ export interface SeedRunOptions {
   dryRun?: boolean;
   /** Runs first inside the same transaction (a dry run migrates here, so that rolls back too). */
   prepare?: (tx: Tx) => Promise<void>;
+  /** Store the callbacks the sessions' transitions cause (off by default: seeding is quiet). */
+  callbacks?: boolean;
 }
 
 /** Records the database refused while applying (a final session asked to change, say). */
@@ -53,7 +55,7 @@ export class SeedRunner {
     try {
       return await this.transactions.run(async (tx) => {
         await options.prepare?.(tx);
-        const summary = await this.apply(tx, seed);
+        const summary = await this.apply(tx, seed, options.callbacks ?? false);
         if (options.dryRun) throw new DryRunDone(summary);
         return summary;
       });
@@ -66,7 +68,7 @@ export class SeedRunner {
   }
 
   /** Every record inside the caller's transaction; throws SeedRejected naming each refused one. */
-  private async apply(tx: Tx, seed: SeedFileDto): Promise<SeedSummary> {
+  private async apply(tx: Tx, seed: SeedFileDto, callbacks: boolean): Promise<SeedSummary> {
     const summary: SeedSummary = {
       cryptoPairs: { given: seed.cryptoPairs?.length ?? 0, changed: 0 },
       merchants: { given: seed.merchants?.length ?? 0, changed: 0 },
@@ -81,7 +83,7 @@ export class SeedRunner {
     };
     for (const [index, merchant] of (seed.merchants ?? []).entries()) {
       await this.merchants
-        .upsertFromSeed(tx, merchant, merchant.apiKeys ?? [])
+        .upsertFromSeed(tx, merchant, merchant.apiKeys ?? [], merchant.callbackSecret)
         .then((changed) => (summary.merchants.changed += changed ? 1 : 0))
         .catch(refuse(`merchants[${index}]`));
     }
@@ -89,7 +91,7 @@ export class SeedRunner {
     for (const [index, session] of (seed.paymentSessions ?? []).entries()) {
       const { validationKey, ...report } = session;
       await this.sessions
-        .apply(tx, validationKey, report)
+        .apply(tx, validationKey, report, { callbacks })
         .then(({ outcome }) => summary.paymentSessions[outcome]++)
         .catch(refuse(`paymentSessions[${index}]`));
     }

@@ -7,12 +7,14 @@ import {
   Page,
   PageRequest,
   ResolvedKey,
+  StoredCallbackSecrets,
 } from '../../src/merchants/merchant.repository.js';
 import { Rollbackable, copy } from './in-memory-transactions.js';
 
 interface State {
   merchants: Map<string, ListedMerchant>;
   keys: Map<string, ApiKeyRecord>;
+  secrets: Map<string, StoredCallbackSecrets>;
 }
 
 /** Ids and names compare by code unit, as the database's binary collation does. */
@@ -23,7 +25,7 @@ function pageOf<T>(rows: T[], { page, size }: PageRequest): Page<T> {
 }
 
 export class InMemoryMerchants extends MerchantRepository implements Rollbackable {
-  private state: State = { merchants: new Map(), keys: new Map() };
+  private state: State = { merchants: new Map(), keys: new Map(), secrets: new Map() };
   /** Hot-path key lookups made, to check what the service keeps in memory. */
   keyLookups = 0;
   /** The time the next record is created at; advances by a second per record. */
@@ -62,6 +64,15 @@ export class InMemoryMerchants extends MerchantRepository implements Rollbackabl
   async rename(_tx: Tx, id: string, name: string): Promise<void> {
     const merchant = this.state.merchants.get(id);
     if (merchant) merchant.name = name;
+  }
+
+  async findCallbackSecrets(_tx: Tx, id: string): Promise<StoredCallbackSecrets | undefined> {
+    if (!this.state.merchants.has(id)) return undefined;
+    return copy(this.state.secrets.get(id) ?? { current: null, previous: null, rotatedAt: null });
+  }
+
+  async setCallbackSecrets(_tx: Tx, id: string, secrets: StoredCallbackSecrets): Promise<void> {
+    this.state.secrets.set(id, copy(secrets));
   }
 
   async findKeyByHash(_tx: Tx, keyHash: string): Promise<ApiKeyRecord | undefined> {

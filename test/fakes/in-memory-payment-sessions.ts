@@ -1,5 +1,6 @@
 import type { Tx } from '../../src/database/transactions.js';
 import {
+  CallbackUrls,
   PaymentSessionRepository,
   SessionRecord,
   TransitionRecord,
@@ -44,7 +45,7 @@ export class InMemoryPaymentSessions extends PaymentSessionRepository implements
     _tx: Tx,
     validationKey: string,
     expectedVersion: number,
-    next: StoredReport,
+    next: StoredReport & CallbackUrls,
   ): Promise<boolean> {
     this.interfere();
     const current = this.state.sessions.get(validationKey);

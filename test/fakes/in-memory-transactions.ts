@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { CallbackSecretBox } from '../../src/merchants/callback-secrets.js';
 import { Transactions, type Tx } from '../../src/database/transactions.js';
 
 /** A store whose state a transaction can save and put back. */
@@ -42,4 +44,9 @@ export class InMemoryTransactions extends Transactions {
 /** Deep copy of plain data (records hold strings, numbers, booleans, null and dates). */
 export function copy<T>(value: T): T {
   return structuredClone(value);
+}
+
+/** A box for callback secrets under a key that lives as long as the test. */
+export function testSecretBox(): CallbackSecretBox {
+  return new CallbackSecretBox(randomBytes(32));
 }

@@ -6,12 +6,15 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import { DataSource } from 'typeorm';
-import { createApp, migrate } from '../../src/app.setup.js';
+import { createApp, migrate, startBackgroundWork } from '../../src/app.setup.js';
 import { AppConfig, loadConfig } from '../../src/config/app-config.js';
 import { SeedRunner } from '../../src/seeding/seed-runner.js';
 import { validateSeed } from '../../src/seeding/seed-validation.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789-abcdefghij';
+
+/** CALLBACK_SECRET_KEY of the tests that need one (PostgreSQL, production mode). */
+export const TEST_CALLBACK_SECRET_KEY = Buffer.alloc(32, 42).toString('base64');
 
 export interface TestApp {
   app: INestApplication;
@@ -80,6 +83,8 @@ export async function startTestApp(
   const config = loadConfig({
     DATABASE_URL: database?.url ?? env.DATABASE_URL,
     ...redis,
+    // Required with PostgreSQL; the same key for every application of the run.
+    ...(TEST_DIALECT === 'postgres' ? { CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY } : {}),
     AUTH_MODE: 'none',
     LOG_LEVEL: options.captureLogs ? 'info' : 'silent',
     ADMIN_TOKEN,
@@ -98,6 +103,7 @@ export async function startTestApp(
     : undefined;
   const app = await createApp(config, { logStream });
   await migrate(app);
+  startBackgroundWork(app);
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address() as { port: number };
   const url = `http://127.0.0.1:${address.port}${config.contextPath}`;

@@ -39,3 +39,9 @@ export class MerchantKeyParams extends MerchantParams {
   @IsUUID('all', { message: 'must be a UUID' })
   keyId: string;
 }
+
+export class CallbackIdParams {
+  @ApiProperty({ format: 'uuid' })
+  @IsUUID('all', { message: 'must be a UUID' })
+  id: string;
+}

@@ -1,5 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsOptional, IsString, Length, Matches } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  ValidateBy,
+} from 'class-validator';
+import { CALLBACK_SECRET_RULE, isCallbackSecret } from '../callback-secrets.js';
 import { Trim } from '../../common/validators.js';
 import { MERCHANT_ID_PATTERN, MERCHANT_ID_RULE } from '../merchant-id.js';
 import { MAX_API_KEY_LENGTH, MIN_API_KEY_LENGTH } from '../api-key.js';
@@ -34,11 +43,42 @@ export class SeedMerchantDto extends CreateMerchantDto {
     message: `must hold keys of ${MIN_API_KEY_LENGTH} to ${MAX_API_KEY_LENGTH} characters`,
   })
   apiKeys?: string[];
+
+  @ApiPropertyOptional({
+    description: 'The secret signing its callbacks; a new one is generated when absent.',
+    example: 'whsec_ZGVtby1jYWxsYmFjay1zZWNyZXQtc2FuZGJveC0zMmI=',
+  })
+  @IsOptional()
+  @ValidateBy({
+    name: 'isCallbackSecret',
+    validator: { validate: isCallbackSecret, defaultMessage: () => CALLBACK_SECRET_RULE },
+  })
+  callbackSecret?: string;
 }
 
 export class MerchantDto {
   @ApiProperty({ example: 'acme' }) id: string;
   @ApiProperty({ example: 'Acme Payments Ltd' }) name: string;
+}
+
+/** A merchant as created: its callback secret is shown in this answer only. */
+export class CreatedMerchantDto extends MerchantDto {
+  @ApiProperty({
+    description:
+      'Signs every callback to this merchant (Standard Webhooks). Shown only in this answer: it is stored encrypted.',
+    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  })
+  callbackSecret: string;
+}
+
+/** A new callback secret, shown once. */
+export class CallbackSecretDto {
+  @ApiProperty({
+    description:
+      'The new secret. For 24 hours callbacks carry a signature with it and one with the previous secret.',
+    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  })
+  callbackSecret: string;
 }
 
 export class CreatedApiKeyDto {

@@ -10,8 +10,14 @@ import {
   IsUUID,
   Length,
   Matches,
+  ValidateBy,
   ValidateNested,
 } from 'class-validator';
+import {
+  CALLBACK_URL_RULE,
+  MAX_CALLBACK_URL_LENGTH,
+  isCallbackUrl,
+} from '../../callbacks/callback-outbox.js';
 import { COUNTRY_CODE_PATTERN, COUNTRY_CODE_RULE } from '../../catalog/dto/catalog-query.dto.js';
 import { AsciiUpperCase, IsMoneyAmount, Trim } from '../../common/validators.js';
 import { MERCHANT_ID_PATTERN, MERCHANT_ID_RULE } from '../../merchants/merchant-id.js';
@@ -218,6 +224,32 @@ export class PaymentReportDto {
   @ValidateNested()
   @Type(() => PaymentResponseInputDto)
   paymentResponse?: PaymentResponseInputDto;
+
+  @ApiPropertyOptional({
+    description:
+      'Called back (POST, signed) when the session becomes SUCCESSFUL; also for FAILED and NOT_COMPLETED when there is no errorUrl. Kept once given; cannot change once the session is final; never shown by the status lookup.',
+    example: 'https://merchant.example/payments/return',
+    maxLength: MAX_CALLBACK_URL_LENGTH,
+  })
+  @IsOptional()
+  @CallbackUrl()
+  returnUrl?: string;
+
+  @ApiPropertyOptional({
+    description: 'Called back when the session becomes FAILED or NOT_COMPLETED.',
+    example: 'https://merchant.example/payments/error',
+    maxLength: MAX_CALLBACK_URL_LENGTH,
+  })
+  @IsOptional()
+  @CallbackUrl()
+  errorUrl?: string;
+}
+
+function CallbackUrl(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isCallbackUrl',
+    validator: { validate: isCallbackUrl, defaultMessage: () => CALLBACK_URL_RULE },
+  });
 }
 
 /** A session of a seed file: the report plus its key. */

@@ -1,0 +1,53 @@
+import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { CallbackService } from '../callbacks/callback.service.js';
+import { SessionCallbacksDto, CallbackViewDto } from '../callbacks/dto/callback-view.dto.js';
+import { ApiError } from '../common/errors/api-error.js';
+import { Endpoint } from '../common/http/endpoint.decorator.js';
+import { PaymentSessionService } from '../payment-status/payment-session.service.js';
+import { PAYMENT_SESSIONS_ADMIN_PATH } from '../payment-status/payment-status.routes.js';
+import { CallbackIdParams, ValidationKeyParams } from './dto/admin-params.dto.js';
+
+@ApiTags('Operator: callbacks')
+@Controller()
+export class AdminCallbacksController {
+  constructor(
+    private readonly callbacks: CallbackService,
+    private readonly sessions: PaymentSessionService,
+  ) {}
+
+  @Get(`${PAYMENT_SESSIONS_ADMIN_PATH}/:validationKey/callbacks`)
+  @Endpoint({
+    operationId: 'listPaymentSessionCallbacks',
+    summary: "A payment session's callbacks to its merchant, with every attempt",
+    access: 'operator',
+    responses: [{ status: 200, type: SessionCallbacksDto }],
+    errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
+  })
+  async list(@Param() params: ValidationKeyParams): Promise<SessionCallbacksDto> {
+    const payload = await this.callbacks.list(params.validationKey);
+    if (payload.length === 0 && !(await this.sessions.history(params.validationKey))) {
+      throw new ApiError('NOT_FOUND', {
+        message: 'Payment session not found.',
+        field: 'validationKey',
+      });
+    }
+    return { validationKey: params.validationKey, payload };
+  }
+
+  @Post('admin/callbacks/:id/redeliver')
+  @HttpCode(202)
+  @Endpoint({
+    operationId: 'redeliverCallback',
+    summary: 'Make one more attempt of a callback now (also of a delivered or failed one)',
+    description:
+      'Accepted: an instance makes the attempt within a moment, with the same webhook-id; list the ' +
+      "session's callbacks to see it. A delivered or failed callback returns to that state if this attempt fails.",
+    access: 'operator',
+    responses: [{ status: 202, type: CallbackViewDto }],
+    errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
+  })
+  redeliver(@Param() params: CallbackIdParams): Promise<CallbackViewDto> {
+    return this.callbacks.redeliver(params.id);
+  }
+}

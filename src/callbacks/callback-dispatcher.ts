@@ -1,0 +1,176 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { redactValidationKey } from '../common/masking.js';
+import { ServiceState } from '../common/service-state.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { isDatabaseUnavailable } from '../database/dialect.js';
+import { Transactions } from '../database/transactions.js';
+import { MerchantService } from '../merchants/merchant.service.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { CallbackRecord, CallbackRepository } from './callback.repository.js';
+import { CallbackSender, DeliveryResult } from './callback-sender.js';
+import { CallbackService } from './callback.service.js';
+import { afterAttempt } from './retry-schedule.js';
+
+/** Attempts this instance makes at once. */
+const MAX_IN_FLIGHT = 32;
+/** The longest wait between two looks for due callbacks. */
+const POLL_INTERVAL_MS = 200;
+/** A lease outlives its attempt's time limit by this much, so an attempt never outlives its lease. */
+const LEASE_MARGIN_MS = 5000;
+/** How often the callback counts by state are refreshed for the metrics. */
+const STATE_COUNT_INTERVAL_MS = 2000;
+
+/**
+ * Delivers due callbacks from this instance. Each is claimed under a lease in a transaction
+ * (`FOR UPDATE SKIP LOCKED` on PostgreSQL), so with several instances each attempt is made by
+ * exactly one of them; a lease left by an instance that died expires and another one takes the
+ * callback over. Every attempt is recorded. On shutdown no new callback is claimed, attempts in
+ * flight may finish until the deadline, and what is left is released at once for another
+ * instance (or the next start): an attempt cut off is retried, never lost.
+ */
+@Injectable()
+export class CallbackDispatcher implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('Callbacks');
+  private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private timer?: NodeJS.Timeout;
+  private ticking = false;
+  private stopped = false;
+  private lastStateCount = 0;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly callbacks: CallbackRepository,
+    private readonly service: CallbackService,
+    private readonly sender: CallbackSender,
+    private readonly merchants: MerchantService,
+    private readonly transactions: Transactions,
+    private readonly state: ServiceState,
+    @Optional() private readonly metrics?: MetricsService,
+  ) {}
+
+  /** Starts delivering; the schema must be in place (after migrations). */
+  start(): void {
+    if (!this.config.callbacks.enabled || this.stopped) return;
+    this.service.onDue(() => this.schedule(0));
+    this.schedule(0);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    if (this.inFlight.size > 0) {
+      const left = Math.max(0, (this.state.shutdownDeadline ?? Date.now()) - Date.now());
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.inFlight.values()]),
+        new Promise((resolve) => (timer = setTimeout(resolve, left))),
+      ]);
+      clearTimeout(timer);
+    }
+    await this.transactions
+      .run((tx) => this.callbacks.releaseLeases(tx, this.owner))
+      .catch((error: unknown) => this.logger.warn(`Could not release leases: ${String(error)}`));
+    await this.sender.close();
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.tick(), delayMs);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    if (this.ticking || this.stopped || this.state.draining) return;
+    this.ticking = true;
+    let next = POLL_INTERVAL_MS;
+    try {
+      const room = MAX_IN_FLIGHT - this.inFlight.size;
+      if (room > 0) {
+        const now = Date.now();
+        const lease = now + this.config.callbacks.timeoutMs + LEASE_MARGIN_MS;
+        const claimed = await this.transactions.run((tx) =>
+          this.callbacks.claimDue(tx, this.owner, now, lease, room),
+        );
+        for (const callback of claimed) this.launch(callback);
+        if (claimed.length === room) next = 0;
+      }
+      await this.countStates();
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) this.logger.error(`Dispatch failed: ${String(error)}`);
+    } finally {
+      this.ticking = false;
+      this.schedule(next);
+    }
+  }
+
+  private launch(callback: CallbackRecord): void {
+    const attempt = this.attempt(callback).finally(() => {
+      this.inFlight.delete(callback.id);
+      this.schedule(0);
+    });
+    this.inFlight.set(callback.id, attempt);
+  }
+
+  private async attempt(callback: CallbackRecord): Promise<void> {
+    const at = Date.now();
+    let result: DeliveryResult;
+    try {
+      const secrets = await this.merchants.signingSecrets(callback.merchantId, at);
+      result = await this.sender.send(callback, secrets, new Date(at));
+    } catch (error) {
+      result = { outcome: 'error', error: 'could not be sent', durationMs: Date.now() - at };
+      this.logger.error(`Callback ${callback.webhookId} not sent: ${String(error)}`);
+    }
+    const next = afterAttempt(
+      callback,
+      result.outcome === 'delivered',
+      Date.now(),
+      this.config.callbacks.retrySchedule,
+    );
+    const recorded = await this.transactions
+      .run((tx) =>
+        this.callbacks.finishAttempt(
+          tx,
+          callback.id,
+          this.owner,
+          {
+            at,
+            httpStatus: result.httpStatus ?? null,
+            error: result.error ?? null,
+            durationMs: result.durationMs,
+          },
+          next,
+        ),
+      )
+      .catch((error: unknown) => {
+        // The lease expires and the attempt is made again: at least once.
+        this.logger.warn(`Attempt of ${callback.webhookId} not recorded: ${String(error)}`);
+        return false;
+      });
+    this.metrics?.recordCallbackAttempt(result.durationMs / 1000, result.outcome);
+    const line = {
+      webhookId: callback.webhookId,
+      validationKey: redactValidationKey(callback.validationKey),
+      host: new URL(callback.url).host,
+      attempt: next.attempts,
+      outcome: result.outcome,
+      httpStatus: result.httpStatus,
+      durationMs: result.durationMs,
+      state: recorded ? next.state : undefined,
+    };
+    const message = `Callback ${callback.webhookId} ${result.outcome}${recorded ? `, now ${next.state}` : ''}`;
+    if (result.outcome === 'delivered') this.logger.log({ ...line, msg: message });
+    else this.logger.warn({ ...line, msg: message });
+  }
+
+  private async countStates(): Promise<void> {
+    if (!this.metrics || Date.now() - this.lastStateCount < STATE_COUNT_INTERVAL_MS) return;
+    this.lastStateCount = Date.now();
+    const counts = await this.transactions.run((tx) => this.callbacks.countByState(tx));
+    this.metrics.setCallbackStates(counts);
+  }
+}

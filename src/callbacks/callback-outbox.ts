@@ -1,0 +1,40 @@
+import type { Tx } from '../database/transactions.js';
+
+/** A callback to store with the transition that causes it. */
+export interface NewCallback {
+  validationKey: string;
+  merchantId: string;
+  /** The session status the transition reached. */
+  status: string;
+  url: string;
+  /** The exact bytes every attempt sends. */
+  body: string;
+}
+
+/** Longest callback URL accepted. */
+export const MAX_CALLBACK_URL_LENGTH = 2048;
+export const CALLBACK_URL_RULE = `must be an absolute http or https URL of at most ${MAX_CALLBACK_URL_LENGTH} characters`;
+
+/** True for an absolute http(s) URL with a host, at most MAX_CALLBACK_URL_LENGTH characters. */
+export function isCallbackUrl(value: unknown): value is string {
+  if (typeof value !== 'string' || value.length > MAX_CALLBACK_URL_LENGTH || /\s/.test(value)) {
+    return false;
+  }
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Where transitions leave the callbacks they cause: inside their own transaction, so a callback
+ * exists exactly when its transition was committed.
+ */
+export abstract class CallbackOutbox {
+  abstract enqueue(tx: Tx, callback: NewCallback): Promise<void>;
+
+  /** Why this URL may not receive callbacks here (production wants https), or undefined. */
+  abstract urlRefusal(url: string): string | undefined;
+}

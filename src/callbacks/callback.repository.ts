@@ -1,0 +1,84 @@
+import type { Tx } from '../database/transactions.js';
+import type { CallbackState } from './callback.entity.js';
+
+export interface CallbackRecord {
+  id: string;
+  webhookId: string;
+  validationKey: string;
+  merchantId: string;
+  status: string;
+  url: string;
+  body: string;
+  state: CallbackState;
+  attempts: number;
+  firstAttemptAt: number | null;
+  nextAttemptAt: number;
+  leaseOwner: string | null;
+  leaseUntil: number | null;
+  stateAfterRedelivery: CallbackState | null;
+}
+
+export interface AttemptRecord {
+  at: number;
+  httpStatus: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/** What an attempt changes on its callback. */
+export type AttemptResult = Pick<
+  CallbackRecord,
+  'state' | 'attempts' | 'firstAttemptAt' | 'nextAttemptAt' | 'stateAfterRedelivery'
+>;
+
+/** Storage of callbacks (the outbox) and their attempts. Times are epoch milliseconds. */
+export abstract class CallbackRepository {
+  abstract insert(tx: Tx, callback: CallbackRecord): Promise<void>;
+
+  /**
+   * Claims up to `limit` pending callbacks due at `now` whose lease is free or expired, for
+   * `owner` until `leaseUntil`: no two instances hold the same callback at once.
+   */
+  abstract claimDue(
+    tx: Tx,
+    owner: string,
+    now: number,
+    leaseUntil: number,
+    limit: number,
+  ): Promise<CallbackRecord[]>;
+
+  /**
+   * Records an attempt and its result, only while `owner` still holds the lease (an instance that
+   * lost it, having run past it, records nothing). False when the lease was lost.
+   */
+  abstract finishAttempt(
+    tx: Tx,
+    id: string,
+    owner: string,
+    attempt: AttemptRecord,
+    result: AttemptResult,
+  ): Promise<boolean>;
+
+  /** Frees the leases `owner` holds, so that another instance may take them over at once. */
+  abstract releaseLeases(tx: Tx, owner: string): Promise<void>;
+
+  abstract find(tx: Tx, id: string): Promise<CallbackRecord | undefined>;
+
+  /** Makes the callback due now (for a delivered or failed one, for one more attempt). */
+  abstract setDue(
+    tx: Tx,
+    id: string,
+    changes: Pick<CallbackRecord, 'state' | 'nextAttemptAt' | 'stateAfterRedelivery'>,
+  ): Promise<void>;
+
+  /** The session's callbacks, oldest first, each with its attempts, oldest first. */
+  abstract listForSession(
+    tx: Tx,
+    validationKey: string,
+  ): Promise<(CallbackRecord & { attemptList: AttemptRecord[] })[]>;
+
+  abstract countByState(tx: Tx): Promise<Record<CallbackState, number>>;
+
+  /** When the next pending callback is due, if any. */
+  abstract nextDueAt(tx: Tx): Promise<number | undefined>;
+}

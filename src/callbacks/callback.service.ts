@@ -1,0 +1,113 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { ApiError } from '../common/errors/api-error.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { Transactions, type Tx } from '../database/transactions.js';
+import { CallbackOutbox, type NewCallback } from './callback-outbox.js';
+import { AttemptRecord, CallbackRecord, CallbackRepository } from './callback.repository.js';
+import { CallbackSender } from './callback-sender.js';
+import { CallbackViewDto } from './dto/callback-view.dto.js';
+
+/**
+ * The callbacks of payment sessions: stored with the transitions that cause them, listed and
+ * redelivered by the operator, delivered by the CallbackDispatcher of some instance.
+ */
+@Injectable()
+export class CallbackService extends CallbackOutbox {
+  /** Told when a callback may have become due here, so it need not wait for the next poll. */
+  private wake?: () => void;
+
+  constructor(
+    private readonly callbacks: CallbackRepository,
+    private readonly transactions: Transactions,
+    private readonly sender: CallbackSender,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    super();
+  }
+
+  onDue(wake: () => void): void {
+    this.wake = wake;
+  }
+
+  async enqueue(tx: Tx, callback: NewCallback): Promise<void> {
+    await this.callbacks.insert(tx, {
+      ...callback,
+      id: randomUUID(),
+      webhookId: `msg_${randomBytes(18).toString('base64url')}`,
+      state: 'pending',
+      attempts: 0,
+      firstAttemptAt: null,
+      nextAttemptAt: Date.now(),
+      leaseOwner: null,
+      leaseUntil: null,
+      stateAfterRedelivery: null,
+    });
+    // After the transaction commits (it is still open now), the dispatcher finds it.
+    setTimeout(() => this.wake?.(), 20).unref();
+  }
+
+  urlRefusal(url: string): string | undefined {
+    return this.sender.urlRefusal(url);
+  }
+
+  /** The session's callbacks, oldest first. */
+  async list(validationKey: string): Promise<CallbackViewDto[]> {
+    const callbacks = await this.transactions.run((tx) =>
+      this.callbacks.listForSession(tx, validationKey),
+    );
+    return callbacks.map((c) => toView(c, c.attemptList));
+  }
+
+  /**
+   * One more attempt, now: of a pending callback (sooner than its schedule), or of a delivered or
+   * failed one, which returns to its state if that attempt fails.
+   */
+  async redeliver(id: string): Promise<CallbackViewDto> {
+    const view = await this.transactions.run(async (tx) => {
+      const callback = await this.callbacks.find(tx, id);
+      if (!callback) {
+        throw new ApiError('NOT_FOUND', { message: `Callback ${id} not found.`, field: 'id' });
+      }
+      const changes = {
+        state: 'pending' as const,
+        nextAttemptAt: Date.now(),
+        stateAfterRedelivery: callback.state === 'pending' ? null : callback.state,
+      };
+      await this.callbacks.setDue(tx, id, changes);
+      const [listed] = (await this.callbacks.listForSession(tx, callback.validationKey)).filter(
+        (c) => c.id === id,
+      );
+      return toView(listed, listed.attemptList);
+    });
+    setTimeout(() => this.wake?.(), 20).unref();
+    return view;
+  }
+
+  /** How long this instance waits for an answer: attempts never outlive their lease. */
+  get timeoutMs(): number {
+    return this.config.callbacks.timeoutMs;
+  }
+}
+
+function toView(callback: CallbackRecord, attempts: AttemptRecord[]): CallbackViewDto {
+  const url = new URL(callback.url);
+  url.search = '';
+  url.hash = '';
+  return {
+    id: callback.id,
+    webhookId: callback.webhookId,
+    status: callback.status,
+    url: url.toString(),
+    state: callback.state,
+    attempts: attempts.map((a) => ({
+      at: new Date(a.at).toISOString(),
+      ...(a.httpStatus === null ? {} : { httpStatus: a.httpStatus }),
+      ...(a.error === null ? {} : { error: a.error }),
+      durationMs: a.durationMs,
+    })),
+    ...(callback.state === 'pending'
+      ? { nextAttemptAt: new Date(callback.nextAttemptAt).toISOString() }
+      : {}),
+  };
+}

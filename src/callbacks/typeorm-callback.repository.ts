@@ -1,0 +1,165 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, In } from 'typeorm';
+import { claimLockClause } from '../database/dialect.js';
+import type { Tx } from '../database/transactions.js';
+import { managerOf } from '../database/typeorm-transactions.js';
+import {
+  CALLBACK_STATES,
+  Callback,
+  CallbackAttempt,
+  type CallbackState,
+} from './callback.entity.js';
+import {
+  AttemptRecord,
+  AttemptResult,
+  CallbackRecord,
+  CallbackRepository,
+} from './callback.repository.js';
+
+@Injectable()
+export class TypeOrmCallbackRepository extends CallbackRepository {
+  private readonly lock: string;
+
+  constructor(@InjectDataSource() dataSource: DataSource) {
+    super();
+    this.lock = claimLockClause(dataSource);
+  }
+
+  async insert(tx: Tx, callback: CallbackRecord): Promise<void> {
+    await managerOf(tx).insert(Callback, callback);
+  }
+
+  async claimDue(
+    tx: Tx,
+    owner: string,
+    now: number,
+    leaseUntil: number,
+    limit: number,
+  ): Promise<CallbackRecord[]> {
+    const manager = managerOf(tx);
+    const due = manager
+      .createQueryBuilder(Callback, 'c')
+      .select('c.id', 'id')
+      .where("c.state = 'pending' AND c.next_attempt_at <= :now", { now })
+      .andWhere('(c.lease_until IS NULL OR c.lease_until < :now)', { now })
+      .orderBy('c.next_attempt_at', 'ASC')
+      .limit(limit);
+    const [sql, parameters] = due.getQueryAndParameters();
+    const ids = ((await manager.query(sql + this.lock, parameters)) as { id: string }[]).map(
+      (row) => row.id,
+    );
+    if (ids.length === 0) return [];
+    await manager.update(Callback, { id: In(ids) }, { leaseOwner: owner, leaseUntil });
+    return (await manager.findBy(Callback, { id: In(ids) })).map(toRecord);
+  }
+
+  async finishAttempt(
+    tx: Tx,
+    id: string,
+    owner: string,
+    attempt: AttemptRecord,
+    result: AttemptResult,
+  ): Promise<boolean> {
+    const manager = managerOf(tx);
+    const updated = await manager.update(
+      Callback,
+      { id, leaseOwner: owner },
+      { ...result, leaseOwner: null, leaseUntil: null },
+    );
+    if (!updated.affected) return false;
+    await manager.insert(CallbackAttempt, { callbackId: id, ...attempt });
+    return true;
+  }
+
+  async releaseLeases(tx: Tx, owner: string): Promise<void> {
+    await managerOf(tx).update(
+      Callback,
+      { leaseOwner: owner },
+      { leaseOwner: null, leaseUntil: null },
+    );
+  }
+
+  async find(tx: Tx, id: string): Promise<CallbackRecord | undefined> {
+    const row = await managerOf(tx).findOneBy(Callback, { id });
+    return row ? toRecord(row) : undefined;
+  }
+
+  async setDue(
+    tx: Tx,
+    id: string,
+    changes: Pick<CallbackRecord, 'state' | 'nextAttemptAt' | 'stateAfterRedelivery'>,
+  ): Promise<void> {
+    await managerOf(tx).update(Callback, { id }, changes);
+  }
+
+  async listForSession(
+    tx: Tx,
+    validationKey: string,
+  ): Promise<(CallbackRecord & { attemptList: AttemptRecord[] })[]> {
+    const manager = managerOf(tx);
+    const callbacks = await manager.find(Callback, {
+      where: { validationKey },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
+    if (callbacks.length === 0) return [];
+    const attempts = await manager.find(CallbackAttempt, {
+      where: { callbackId: In(callbacks.map((c) => c.id)) },
+      order: { id: 'ASC' },
+    });
+    return callbacks.map((callback) => ({
+      ...toRecord(callback),
+      attemptList: attempts
+        .filter((a) => a.callbackId === callback.id)
+        .map((a) => ({
+          at: a.at,
+          httpStatus: a.httpStatus,
+          error: a.error,
+          durationMs: a.durationMs,
+        })),
+    }));
+  }
+
+  async countByState(tx: Tx): Promise<Record<CallbackState, number>> {
+    const rows = (await managerOf(tx)
+      .createQueryBuilder(Callback, 'c')
+      .select('c.state', 'state')
+      .addSelect('COUNT(*)', 'count')
+      .groupBy('c.state')
+      .getRawMany()) as { state: CallbackState; count: string | number }[];
+    const counts = Object.fromEntries(CALLBACK_STATES.map((s) => [s, 0])) as Record<
+      CallbackState,
+      number
+    >;
+    for (const row of rows) counts[row.state] = Number(row.count);
+    return counts;
+  }
+
+  async nextDueAt(tx: Tx): Promise<number | undefined> {
+    const row = (await managerOf(tx)
+      .createQueryBuilder(Callback, 'c')
+      .select('MIN(c.next_attempt_at)', 'next')
+      .where("c.state = 'pending'")
+      .getRawOne()) as { next: string | number | null } | undefined;
+    return row?.next === null || row?.next === undefined ? undefined : Number(row.next);
+  }
+}
+
+function toRecord(row: Callback): CallbackRecord {
+  return {
+    id: row.id,
+    webhookId: row.webhookId,
+    validationKey: row.validationKey,
+    merchantId: row.merchantId,
+    status: row.status,
+    url: row.url,
+    body: row.body,
+    state: row.state,
+    attempts: row.attempts,
+    firstAttemptAt: row.firstAttemptAt,
+    nextAttemptAt: row.nextAttemptAt,
+    leaseOwner: row.leaseOwner,
+    leaseUntil: row.leaseUntil,
+    stateAfterRedelivery: row.stateAfterRedelivery,
+  };
+}

@@ -1,0 +1,26 @@
+import { CallbackOutbox, type NewCallback } from '../../src/callbacks/callback-outbox.js';
+import type { Tx } from '../../src/database/transactions.js';
+import { Rollbackable, copy } from './in-memory-transactions.js';
+
+/** The callbacks transitions left, kept only when their transaction commits. */
+export class InMemoryCallbackOutbox extends CallbackOutbox implements Rollbackable {
+  callbacks: NewCallback[] = [];
+  /** URLs refused, as production refuses plain http. */
+  refuse?: (url: string) => string | undefined;
+
+  async enqueue(_tx: Tx, callback: NewCallback): Promise<void> {
+    this.callbacks.push(copy(callback));
+  }
+
+  urlRefusal(url: string): string | undefined {
+    return this.refuse?.(url);
+  }
+
+  snapshot(): unknown {
+    return copy(this.callbacks);
+  }
+
+  restore(snapshot: unknown): void {
+    this.callbacks = copy(snapshot as NewCallback[]);
+  }
+}
