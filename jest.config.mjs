@@ -63,6 +63,15 @@ export default {
       globalTeardown: '<rootDir>/test/support/postgres-global-teardown.mjs',
     },
     {
+      // The docs page in headless Chromium (`npm run test:browser`). Its specs do not end in
+      // .e2e-spec.ts, so the e2e projects never pick them up.
+      ...base,
+      displayName: 'browser',
+      roots: ['<rootDir>/test/browser'],
+      testMatch: ['**/*.browser-spec.ts'],
+      testTimeout: 60000,
+    },
+    {
       // Two production processes on one PostgreSQL and one Redis of their own.
       ...base,
       displayName: 'multi-instance',

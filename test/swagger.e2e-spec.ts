@@ -1,5 +1,12 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expectEnvelope, http, startTestApp, TestApp } from './support/test-app.js';
+import { startMain } from './support/main-process.js';
+import { ErrorKind } from '../src/common/errors/error-catalog.js';
+import { API_VERSION_HEADER, REQUEST_ID_HEADER } from '../src/common/http/endpoint.decorator.js';
 import { PAYMENT_RESPONSE_FIELDS } from '../src/payment-status/payment-response.fields.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -36,6 +43,24 @@ const ROUTES: [string, string][] = [
 ];
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
+
+/** The sandbox's data, as `npm start` seeds it. */
+const DEMO = JSON.parse(readFileSync('seeds/demo.json', 'utf8'));
+
+/**
+ * Warnings of the `recommended` ruleset that are accepted, with the reason. The service is not
+ * published under a licence, so its licence object has a name and no URL.
+ */
+const ACCEPTED_LINT_WARNINGS = ['info-license-strict'];
+
+/** Every operation of the document, with its path and method. */
+function operations(doc: Doc): { path: string; method: string; op: any }[] {
+  return Object.entries<any>(doc.paths).flatMap(([path, item]) =>
+    Object.keys(item)
+      .filter((key) => HTTP_METHODS.includes(key))
+      .map((method) => ({ path, method, op: item[method] })),
+  );
+}
 
 /** Follows a local `#/components/...` reference. */
 function deref(doc: Doc, schema: any): any {
@@ -270,6 +295,202 @@ describe('OpenAPI document (e2e)', () => {
     expect(schemes).toContainEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
   });
 
+  it('has zero errors from the redocly `recommended` ruleset (what `redocly lint` runs)', async () => {
+    const problems = await lintFromString({
+      source: JSON.stringify(doc),
+      absoluteRef: 'docs-json.json',
+      config: await createConfig({ extends: ['recommended'] }),
+    });
+    const shown = problems.map(
+      (p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`,
+    );
+    expect(shown.filter((line) => line.startsWith('error'))).toEqual([]);
+    expect(
+      problems.filter((p) => !ACCEPTED_LINT_WARNINGS.includes(p.ruleId)).map((p) => p.ruleId),
+    ).toEqual([]);
+  });
+
+  it('names every operation for the domain, once; the singular catalog path is an alias', () => {
+    const ids = operations(doc).map(({ op }) => op.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual(
+      [
+        'listCryptoPairs',
+        'listCryptoPairsSingularAlias',
+        'getPaymentStatus',
+        'getLiveness',
+        'getReadiness',
+        'listAllCryptoPairs',
+        'createCryptoPair',
+        'updateCryptoPair',
+        'deleteCryptoPair',
+        'reportPaymentSession',
+        'getPaymentSessionHistory',
+        'listMerchants',
+        'createMerchant',
+        'listApiKeys',
+        'createApiKey',
+        'revokeApiKey',
+        'rotateCallbackSecret',
+        'listPaymentSessionCallbacks',
+        'redeliverCallback',
+        'getMetrics',
+      ].sort(),
+    );
+    const canonical = operation(doc, 'get', CATALOG_PATHS[0]);
+    const alias = operation(doc, 'get', CATALOG_PATHS[1]);
+    expect(canonical['x-alias-of']).toBeUndefined();
+    expect(alias).toMatchObject({
+      operationId: 'listCryptoPairsSingularAlias',
+      'x-alias-of': 'listCryptoPairs',
+    });
+    expect(alias.description).toContain(`Alias of \`GET ${CATALOG_PATHS[0]}\``);
+    // The contract keeps the alias as a supported path.
+    expect(alias.deprecated ?? false).toBe(false);
+    expect(alias.parameters).toEqual(canonical.parameters);
+    expect(alias.responses).toEqual(canonical.responses);
+  });
+
+  it('carries CONTEXT_PATH in `servers` only (none here)', () => {
+    expect(doc.servers).toEqual([expect.objectContaining({ url: '/' })]);
+    expect(Object.keys(doc.paths).sort()).toEqual([...new Set(ROUTES.map(([, p]) => p))].sort());
+  });
+
+  it('declares `api-version` and `x-request-id` on every request and `x-request-id` on every answer', () => {
+    for (const { path, method, op } of operations(doc)) {
+      const headers = (op.parameters ?? [])
+        .map((p: any) => deref(doc, p))
+        .filter((p: any) => p.in === 'header')
+        .map((p: any) => p.name);
+      expect({ route: `${method} ${path}`, headers }).toEqual({
+        route: `${method} ${path}`,
+        headers: expect.arrayContaining([API_VERSION_HEADER, REQUEST_ID_HEADER]),
+      });
+      for (const [status, response] of Object.entries<any>(op.responses)) {
+        expect({
+          route: `${method} ${path} ${status}`,
+          required: response.headers?.[REQUEST_ID_HEADER]?.required,
+        }).toEqual({
+          route: `${method} ${path} ${status}`,
+          required: true,
+        });
+      }
+    }
+  });
+
+  it('lists the error catalog in the envelope schema: every errorCode, both types', () => {
+    const item = deref(doc, { $ref: '#/components/schemas/ErrorItemDto' });
+    expect([...item.properties.errorCode.enum].sort()).toEqual(Object.keys(ErrorKind).sort());
+    expect([...item.properties.type.enum].sort()).toEqual(['FATAL', 'VALIDATION']);
+  });
+
+  it("quotes this deployment's settings, with no placeholder left", () => {
+    expect(JSON.stringify(doc)).not.toMatch(/\{\{\w+\}\}/);
+    const cacheControl = operation(doc, 'get', CATALOG_PATHS[0]).responses['200'].headers[
+      'Cache-Control'
+    ];
+    expect(cacheControl.schema.enum).toEqual([
+      `private, max-age=${t.config.catalogCacheTtlSeconds}`,
+    ]);
+    expect(cacheControl.description).toContain(
+      `private, max-age=${t.config.catalogCacheTtlSeconds}`,
+    );
+  });
+
+  it('documents readiness as it answers: its own 200, and the error envelope on 503', () => {
+    const ready = operation(doc, 'get', '/health/ready');
+    expectEnvelopeSchema(doc, ready.responses['503'], 'readiness 503');
+    expect(ready.responses['503'].headers['Retry-After'].required).toBe(true);
+    expect(
+      deref(doc, ready.responses['200'].content['application/json'].schema).properties.status.enum,
+    ).toEqual(['ok']);
+    expect(operation(doc, 'get', '/health/live').responses['503']).toBeUndefined();
+  });
+
+  it('pre-fills no optional filter of "Try it out" (no example, examples or default)', () => {
+    for (const path of [...CATALOG_PATHS, '/admin/crypto-pairs']) {
+      for (const name of ['countryCode', 'currencyCode', 'protocol']) {
+        const parameter = path.startsWith('/admin')
+          ? (operation(doc, 'get', path).parameters ?? []).find((p: any) => p.name === name)
+          : queryParameter(doc, path, name);
+        const schema = deref(doc, parameter.schema);
+        expect({
+          path,
+          name,
+          values: [parameter.example, parameter.examples, schema.example, schema.default],
+        }).toEqual({
+          path,
+          name,
+          values: [undefined, undefined, undefined, undefined],
+        });
+      }
+    }
+  });
+
+  it("offers the sandbox's demo sessions and demo key, which exist in seeds/demo.json", () => {
+    const sessions = new Map<string, string>(
+      DEMO.paymentSessions.map((s: any) => [s.validationKey, s.status]),
+    );
+    for (const path of [
+      STATUS_PATH,
+      '/admin/payment-sessions/{validationKey}/history',
+      '/admin/payment-sessions/{validationKey}/callbacks',
+    ]) {
+      const parameter = (operation(doc, 'get', path).parameters ?? []).find(
+        (p: any) => p.name === 'validationKey',
+      );
+      const offered = Object.entries<any>(parameter.examples).map(([status, e]) => [
+        status,
+        sessions.get(e.value),
+      ]);
+      expect(offered.map(([status]) => status).sort()).toEqual([
+        'FAILED',
+        'NOT_COMPLETED',
+        'PENDING',
+        'SUCCESSFUL',
+      ]);
+      for (const [status, stored] of offered) expect(stored).toBe(status);
+    }
+    // The PUT example creates a session: it must not be one the sandbox already has.
+    const put = operation(doc, 'put', '/admin/payment-sessions/{validationKey}');
+    for (const e of Object.values<any>(
+      put.parameters.find((p: any) => p.name === 'validationKey').examples,
+    )) {
+      expect(sessions.has(e.value)).toBe(false);
+    }
+    const demoKey = DEMO.merchants.find((m: any) => m.id === 'demo').apiKeys[0];
+    expect(doc.components.securitySchemes.apiKey.description).toContain(`\`${demoKey}\``);
+  });
+
+  it('describes the operator token as an opaque bearer token, not a JWT', () => {
+    const scheme = doc.components.securitySchemes.adminToken;
+    expect(scheme).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(scheme.bearerFormat).toBeUndefined();
+  });
+
+  it("tells Swagger UI not to keep tokens in the browser's storage", async () => {
+    const init = await http(t.url + '/docs/swagger-ui-init.js');
+    expect(init.status).toBe(200);
+    expect(init.text).toMatch(/"persistAuthorization":\s*false/);
+  });
+
+  it('is the same document when served by the built entry point (node dist/main.js)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gateway-docs-'));
+    const main = await startMain({
+      DATABASE_URL: `sqlite:${join(dir, 'gateway.sqlite')}`,
+      LOG_LEVEL: 'silent',
+    });
+    try {
+      const built = await http(`${main.url}/docs-json`);
+      expect(built.status).toBe(200);
+      expect(built.body).toEqual(doc);
+    } finally {
+      main.child.kill('SIGKILL');
+      await main.exited;
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('serves the Swagger UI page at /docs with its assets', async () => {
     const page = await http(t.url + '/docs');
     expect(page.status).toBe(200);
@@ -290,7 +511,7 @@ describe('OpenAPI document under CONTEXT_PATH (e2e)', () => {
   let origin: string;
 
   beforeAll(async () => {
-    t = await startTestApp({ CONTEXT_PATH: '/pegasus-ci' });
+    t = await startTestApp({ CONTEXT_PATH: '/pegasus-ci', CATALOG_CACHE_TTL_SECONDS: '45' });
     origin = new URL(t.url).origin;
   });
   afterAll(() => t.close());
@@ -301,11 +522,23 @@ describe('OpenAPI document under CONTEXT_PATH (e2e)', () => {
     expect(r.status).toBe(200);
     const doc = r.body;
     await expect(SwaggerParser.validate(structuredClone(doc))).resolves.toBeDefined();
-    const base = doc.servers?.[0]?.url ?? '';
+    // The prefix is in `servers`, never in the paths.
+    expect(doc.servers).toEqual([expect.objectContaining({ url: '/pegasus-ci' })]);
+    const base = doc.servers[0].url;
     const effective = Object.keys(doc.paths).map((path) => `${base}${path}`);
     expect(effective.sort()).toEqual(
       [...new Set(ROUTES.map(([, path]) => `/pegasus-ci${path}`))].sort(),
     );
+  });
+
+  it('quotes the configured catalog cache lifetime, as the catalog answers it', async () => {
+    const doc = (await http(origin + '/pegasus-ci/docs-json')).body;
+    const documented = operation(doc, 'get', CATALOG_PATHS[0]).responses['200'].headers[
+      'Cache-Control'
+    ].schema.enum;
+    expect(documented).toEqual(['private, max-age=45']);
+    const catalog = await http(origin + '/pegasus-ci' + CATALOG_PATHS[0]);
+    expect(documented).toContain(catalog.headers.get('cache-control'));
   });
 
   it('serves the Swagger UI page at /pegasus-ci/docs', async () => {

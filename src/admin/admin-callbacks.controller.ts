@@ -4,8 +4,10 @@ import { CallbackService } from '../callbacks/callback.service.js';
 import { SessionCallbacksDto, CallbackViewDto } from '../callbacks/dto/callback-view.dto.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { Endpoint } from '../common/http/endpoint.decorator.js';
+import { DEMO_SESSION_EXAMPLES } from '../payment-status/dto/payment-status-view.dto.js';
 import { PaymentSessionService } from '../payment-status/payment-session.service.js';
 import { PAYMENT_SESSIONS_ADMIN_PATH } from '../payment-status/payment-status.routes.js';
+import { VALIDATION_KEY_DESCRIPTION } from '../payment-status/payment-status.types.js';
 import { CallbackIdParams, ValidationKeyParams } from './dto/admin-params.dto.js';
 
 @ApiTags('Operator: callbacks')
@@ -21,8 +23,16 @@ export class AdminCallbacksController {
     operationId: 'listPaymentSessionCallbacks',
     summary: "A payment session's callbacks to its merchant, with every attempt",
     access: 'operator',
+    params: [
+      {
+        name: 'validationKey',
+        description: `${VALIDATION_KEY_DESCRIPTION} The examples are the sandbox's demo sessions.`,
+        examples: DEMO_SESSION_EXAMPLES,
+      },
+    ],
     responses: [{ status: 200, type: SessionCallbacksDto }],
     errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
+    errorNotes: { NOT_FOUND: 'No payment session has this key.' },
   })
   async list(@Param() params: ValidationKeyParams): Promise<SessionCallbacksDto> {
     const payload = await this.callbacks.list(params.validationKey);
@@ -44,8 +54,10 @@ export class AdminCallbacksController {
       'Accepted: an instance makes the attempt within a moment, with the same webhook-id; list the ' +
       "session's callbacks to see it. A delivered or failed callback returns to that state if this attempt fails.",
     access: 'operator',
-    responses: [{ status: 202, type: CallbackViewDto }],
+    responses: [{ status: 202, type: CallbackViewDto, description: 'Accepted: attempted soon.' }],
+    body: 'ignored',
     errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
+    errorNotes: { NOT_FOUND: 'No callback has this id.' },
   })
   redeliver(@Param() params: CallbackIdParams): Promise<CallbackViewDto> {
     return this.callbacks.redeliver(params.id);

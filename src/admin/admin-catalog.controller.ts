@@ -4,6 +4,8 @@ import { CatalogService } from '../catalog/catalog.service.js';
 import { CATALOG_ADMIN_PATH } from '../catalog/catalog.routes.js';
 import { CatalogQueryDto } from '../catalog/dto/catalog-query.dto.js';
 import {
+  CRYPTO_PAIR_INPUT_EXAMPLES,
+  CRYPTO_PAIR_PATCH_EXAMPLES,
   CryptoPairInputDto,
   CryptoPairPatchDto,
   StoredCryptoPairDto,
@@ -21,6 +23,7 @@ export class AdminCatalogController {
   @Endpoint({
     operationId: 'listAllCryptoPairs',
     summary: 'Every pair, disabled ones included, paginated like the public catalog',
+    description: 'Same filters, order and pages as the public catalog; never cached.',
     access: 'operator',
     responses: [{ status: 200, type: AdminCatalogPageDto }],
     errors: ['INVALID_PARAMETER'],
@@ -34,10 +37,15 @@ export class AdminCatalogController {
   @Endpoint({
     operationId: 'createCryptoPair',
     summary: 'Add a pair; (currencyCode, protocol, countryCode) is unique',
+    description:
+      'Codes are stored upper case. The public catalog shows the change at once (its cache is ' +
+      'cleared before this answers).',
     access: 'operator',
-    responses: [{ status: 201, type: StoredCryptoPairDto }],
+    requestBody: { type: CryptoPairInputDto, examples: CRYPTO_PAIR_INPUT_EXAMPLES },
+    responses: [{ status: 201, type: StoredCryptoPairDto, description: 'Created.' }],
     body: true,
-    errors: ['INVALID_PARAMETER', 'MALFORMED_REQUEST', 'CONFLICT', 'PAYLOAD_TOO_LARGE'],
+    errors: ['INVALID_PARAMETER', 'CONFLICT'],
+    errorNotes: { CONFLICT: 'A pair with this currencyCode, protocol and countryCode exists.' },
   })
   create(@Body() input: CryptoPairInputDto): Promise<StoredCryptoPairDto> {
     return this.catalog.create(input);
@@ -47,10 +55,13 @@ export class AdminCatalogController {
   @Endpoint({
     operationId: 'updateCryptoPair',
     summary: 'Rename a pair or switch it on or off',
+    description: 'Only the fields given change. The public catalog shows the change at once.',
     access: 'operator',
-    responses: [{ status: 200, type: StoredCryptoPairDto }],
+    requestBody: { type: CryptoPairPatchDto, examples: CRYPTO_PAIR_PATCH_EXAMPLES },
+    responses: [{ status: 200, type: StoredCryptoPairDto, description: 'The pair as stored now.' }],
     body: true,
-    errors: ['INVALID_PARAMETER', 'MALFORMED_REQUEST', 'NOT_FOUND'],
+    errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
+    errorNotes: { NOT_FOUND: 'No pair has this id.' },
   })
   update(
     @Param() params: PairIdParams,
@@ -66,7 +77,9 @@ export class AdminCatalogController {
     summary: 'Remove a pair',
     access: 'operator',
     responses: [{ status: 204, description: 'Removed.' }],
+    body: 'ignored',
     errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
+    errorNotes: { NOT_FOUND: 'No pair has this id.' },
   })
   async remove(@Param() params: PairIdParams): Promise<void> {
     await this.catalog.remove(params.id);

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@ne
 import { ApiTags } from '@nestjs/swagger';
 import { Endpoint } from '../common/http/endpoint.decorator.js';
 import {
+  CREATE_MERCHANT_EXAMPLES,
   CallbackSecretDto,
   CreateMerchantDto,
   CreatedApiKeyDto,
@@ -34,10 +35,13 @@ export class AdminMerchantsController {
   @Endpoint({
     operationId: 'createMerchant',
     summary: 'Create a merchant',
+    description: 'It has no API key yet: create one with createApiKey.',
     access: 'operator',
-    responses: [{ status: 201, type: CreatedMerchantDto }],
+    requestBody: { type: CreateMerchantDto, examples: CREATE_MERCHANT_EXAMPLES },
+    responses: [{ status: 201, type: CreatedMerchantDto, description: 'Created.' }],
     body: true,
-    errors: ['INVALID_PARAMETER', 'MALFORMED_REQUEST', 'CONFLICT'],
+    errors: ['INVALID_PARAMETER', 'CONFLICT'],
+    errorNotes: { CONFLICT: 'A merchant with this id exists.' },
   })
   create(@Body() input: CreateMerchantDto): Promise<CreatedMerchantDto> {
     return this.merchants.createMerchant(input);
@@ -49,8 +53,10 @@ export class AdminMerchantsController {
     summary: 'Create an API key',
     description: 'The plaintext key is in this response only; the service keeps its SHA-256 hash.',
     access: 'operator',
-    responses: [{ status: 201, type: CreatedApiKeyDto }],
+    responses: [{ status: 201, type: CreatedApiKeyDto, description: 'Created; works at once.' }],
+    body: 'ignored',
     errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
+    errorNotes: { NOT_FOUND: 'No merchant has this id.' },
   })
   createKey(@Param() params: MerchantParams): Promise<CreatedApiKeyDto> {
     return this.merchants.createKey(params.id);
@@ -65,6 +71,7 @@ export class AdminMerchantsController {
     access: 'operator',
     responses: [{ status: 200, type: AdminApiKeyPageDto }],
     errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
+    errorNotes: { NOT_FOUND: 'No merchant has this id.' },
   })
   async listKeys(
     @Param() params: MerchantParams,
@@ -85,7 +92,9 @@ export class AdminMerchantsController {
     summary: 'Revoke an API key; it stops working on the next request',
     access: 'operator',
     responses: [{ status: 204, description: 'Revoked (also when it already was).' }],
+    body: 'ignored',
     errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
+    errorNotes: { NOT_FOUND: 'No merchant has this id, or it has no key with this keyId.' },
   })
   async revokeKey(@Param() params: MerchantKeyParams): Promise<void> {
     await this.merchants.revokeKey(params.id, params.keyId);
@@ -99,8 +108,10 @@ export class AdminMerchantsController {
       'The new secret is in this answer only. For 24 hours callbacks carry two signatures, one per ' +
       'secret (space-separated in webhook-signature), so receivers can switch without missing one.',
     access: 'operator',
-    responses: [{ status: 201, type: CallbackSecretDto }],
+    responses: [{ status: 201, type: CallbackSecretDto, description: 'Rotated.' }],
+    body: 'ignored',
     errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
+    errorNotes: { NOT_FOUND: 'No merchant has this id.' },
   })
   rotateCallbackSecret(@Param() params: MerchantParams): Promise<CallbackSecretDto> {
     return this.merchants.rotateCallbackSecret(params.id);

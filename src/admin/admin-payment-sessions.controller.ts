@@ -3,8 +3,16 @@ import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
 import { ApiError } from '../common/errors/api-error.js';
 import { Endpoint } from '../common/http/endpoint.decorator.js';
 import type { ResponseControls } from '../common/http/response.js';
-import { PaymentReportDto } from '../payment-status/dto/payment-report.dto.js';
-import { STATUS_ELEMENT_MODELS } from '../payment-status/dto/payment-status-view.dto.js';
+import {
+  NEW_SESSION_KEY_EXAMPLE,
+  PAYMENT_REPORT_EXAMPLES,
+  PaymentReportDto,
+} from '../payment-status/dto/payment-report.dto.js';
+import {
+  DEMO_SESSION_EXAMPLES,
+  STATUS_ELEMENT_MODELS,
+} from '../payment-status/dto/payment-status-view.dto.js';
+import { VALIDATION_KEY_DESCRIPTION } from '../payment-status/payment-status.types.js';
 import { PaymentSessionService } from '../payment-status/payment-session.service.js';
 import { buildStatusElement } from '../payment-status/payment-status.shapes.js';
 import { PAYMENT_SESSIONS_ADMIN_PATH } from '../payment-status/payment-status.routes.js';
@@ -26,6 +34,16 @@ export class AdminPaymentSessionsController {
       'identical final report again is a 200 no-op; any other change of a final session is a 409 ' +
       'and changes nothing. Of two concurrent conflicting reports exactly one wins.',
     access: 'operator',
+    params: [
+      {
+        name: 'validationKey',
+        description: `${VALIDATION_KEY_DESCRIPTION} The example is a session the sandbox does not have yet.`,
+        examples: {
+          newSession: { summary: 'A new session', value: NEW_SESSION_KEY_EXAMPLE },
+        },
+      },
+    ],
+    requestBody: { type: PaymentReportDto, examples: PAYMENT_REPORT_EXAMPLES },
     responses: [
       { status: 201, type: AdminPaymentSessionDto, description: 'Session created.' },
       {
@@ -35,7 +53,13 @@ export class AdminPaymentSessionsController {
       },
     ],
     body: true,
-    errors: ['INVALID_PARAMETER', 'MALFORMED_REQUEST', 'CONFLICT', 'PAYLOAD_TOO_LARGE'],
+    errors: ['INVALID_PARAMETER', 'CONFLICT'],
+    errorNotes: {
+      INVALID_PARAMETER: 'Also when a new session names a merchant that does not exist.',
+      CONFLICT:
+        'The session is final (SUCCESSFUL or FAILED) and the report differs, it belongs to ' +
+        'another merchant, or a concurrent report won.',
+    },
   })
   async report(
     @Param() params: ValidationKeyParams,
@@ -58,8 +82,16 @@ export class AdminPaymentSessionsController {
     operationId: 'getPaymentSessionHistory',
     summary: 'Every transition of a payment session, oldest first',
     access: 'operator',
+    params: [
+      {
+        name: 'validationKey',
+        description: `${VALIDATION_KEY_DESCRIPTION} The examples are the sandbox's demo sessions.`,
+        examples: DEMO_SESSION_EXAMPLES,
+      },
+    ],
     responses: [{ status: 200, type: TransitionHistoryDto }],
     errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
+    errorNotes: { NOT_FOUND: 'No payment session has this key.' },
   })
   async history(@Param() params: ValidationKeyParams): Promise<TransitionHistoryDto> {
     const transitions = await this.sessions.history(params.validationKey);

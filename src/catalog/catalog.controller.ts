@@ -1,7 +1,7 @@
 import { Controller, Get, Header, Headers, Inject, Query, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { Endpoint } from '../common/http/endpoint.decorator.js';
+import { Endpoint, setting } from '../common/http/endpoint.decorator.js';
 import {
   JSON_CONTENT_TYPE,
   type ResponseControls,
@@ -11,6 +11,20 @@ import { CatalogService } from './catalog.service.js';
 import { CATALOG_ALIAS_PATH, CATALOG_PATH } from './catalog.routes.js';
 import { CATALOG_PAGE_EXAMPLE, CatalogPageDto } from './dto/catalog-page.dto.js';
 import { CatalogQueryDto } from './dto/catalog-query.dto.js';
+
+/** What the catalog's answers say about caching them. */
+const CACHE_HEADERS = {
+  ETag: {
+    description: 'Strong tag of this answer; send it in `If-None-Match` to get a 304.',
+    required: true,
+    schema: { type: 'string' },
+  },
+  'Cache-Control': {
+    description: `\`private, max-age=${setting('catalogCacheTtlSeconds')}\`: the catalog is cached for CATALOG_CACHE_TTL_SECONDS (${setting('catalogCacheTtlSeconds')} s here).`,
+    required: true,
+    schema: { type: 'string', enum: [`private, max-age=${setting('catalogCacheTtlSeconds')}`] },
+  },
+};
 
 @ApiTags('Catalog')
 @Controller()
@@ -27,13 +41,14 @@ export class CatalogController {
     summary: 'List the enabled crypto currency and protocol pairs',
     description:
       'Enabled (currency, protocol, country) pairs a merchant may use for a crypto payout, ' +
-      'ordered by currencyCode, protocol, countryCode. `page.total` counts matching records. ' +
-      `Also served at the singular path \`/${CATALOG_ALIAS_PATH}\`.`,
+      'ordered by currencyCode, protocol, countryCode. `page.total` counts matching records; a ' +
+      'page past the end is an empty `payload` with the true total. Unknown query parameters are ' +
+      `ignored; one given twice is a 400. Also served at \`/${CATALOG_ALIAS_PATH}\`.`,
     access: 'merchant',
+    aliases: [{ path: CATALOG_ALIAS_PATH, operationId: 'listCryptoPairsSingularAlias' }],
     headers: [
       {
         name: 'If-None-Match',
-        required: false,
         description: 'An ETag from an earlier answer: 304 without a body while it still matches.',
       },
     ],
@@ -41,16 +56,14 @@ export class CatalogController {
       {
         status: 200,
         type: CatalogPageDto,
-        headers: {
-          ETag: { description: 'Strong tag of this answer.', schema: { type: 'string' } },
-          'Cache-Control': {
-            description: 'private, max-age=<cache TTL>',
-            schema: { type: 'string' },
-          },
-        },
+        headers: CACHE_HEADERS,
         example: CATALOG_PAGE_EXAMPLE,
       },
-      { status: 304, description: 'Not modified: the ETag given still matches.' },
+      {
+        status: 304,
+        description: 'Not modified: the ETag given still matches. No body.',
+        headers: CACHE_HEADERS,
+      },
     ],
     errors: ['INVALID_PARAMETER'],
   })

@@ -5,6 +5,26 @@ import { ApiError } from '../common/errors/api-error.js';
 import { Endpoint } from '../common/http/endpoint.decorator.js';
 import { ServiceState } from '../common/service-state.js';
 
+/** The checks of a readiness answer, by name (`database`). */
+const INDICATORS = {
+  type: 'object',
+  additionalProperties: {
+    type: 'object',
+    required: ['status'],
+    properties: {
+      status: { type: 'string', enum: ['up', 'down'] },
+      responseTime: { type: 'number', description: 'Milliseconds the check took.' },
+    },
+  },
+};
+
+/** Set on every readiness answer: a cached "ready" would hide an instance going down. */
+const NO_CACHE_HEADER = {
+  description: 'Readiness answers are never cached.',
+  required: true,
+  schema: { type: 'string', enum: ['no-cache, no-store, must-revalidate'] },
+};
+
 @ApiTags('Health')
 @Controller('health')
 export class HealthController {
@@ -18,22 +38,59 @@ export class HealthController {
   @Endpoint({
     operationId: 'getLiveness',
     summary: 'Liveness: the process answers',
+    description: 'Never limited and never touches the database.',
     access: 'public',
-    responses: [{ status: 200, schema: { example: { status: 'ok' } } }],
+    responses: [
+      {
+        status: 200,
+        description: 'The process is up.',
+        schema: {
+          type: 'object',
+          required: ['status'],
+          properties: { status: { type: 'string', enum: ['ok'] } },
+          example: { status: 'ok' },
+        },
+      },
+    ],
   })
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
   @Get('ready')
-  @HealthCheck()
+  // Documented by @Endpoint like every route, not by the library (whose 503 is not what is sent).
+  @HealthCheck({ noCache: true, swaggerDocumentation: false })
   @Endpoint({
     operationId: 'getReadiness',
     summary: 'Readiness: the database answers',
+    description:
+      'Pings the database (2 s at most). 503 while it does not answer, while the database file ' +
+      'is gone, and as soon as the instance starts shutting down. Never limited.',
     access: 'public',
     responses: [
-      { status: 200, schema: { example: { status: 'ok', info: { database: { status: 'up' } } } } },
+      {
+        status: 200,
+        description: 'Ready: the database answered.',
+        headers: { 'Cache-Control': NO_CACHE_HEADER },
+        schema: {
+          type: 'object',
+          required: ['status', 'info', 'error', 'details'],
+          properties: {
+            status: { type: 'string', enum: ['ok'] },
+            info: INDICATORS,
+            error: INDICATORS,
+            details: INDICATORS,
+          },
+          example: {
+            status: 'ok',
+            info: { database: { status: 'up', responseTime: 5 } },
+            error: {},
+            details: { database: { status: 'up', responseTime: 5 } },
+          },
+        },
+      },
     ],
+    errors: ['SERVICE_UNAVAILABLE'],
   })
   ready() {
     if (this.state.draining || this.state.databaseLost) {

@@ -3,9 +3,10 @@ import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../auth/current-caller.decorator.js';
 import { RateLimits } from '../auth/rate-limits.js';
 import { ApiError } from '../common/errors/api-error.js';
-import { Endpoint } from '../common/http/endpoint.decorator.js';
+import { Endpoint, setting } from '../common/http/endpoint.decorator.js';
 import { JSON_CONTENT_TYPE } from '../common/http/response.js';
 import {
+  DEMO_SESSION_EXAMPLES,
   PAYMENT_STATUS_EXAMPLES,
   PaymentStatusEnvelopeDto,
   STATUS_ELEMENT_MODELS,
@@ -35,19 +36,32 @@ export class PaymentStatusController {
     params: [
       {
         name: 'validationKey',
-        description: 'Key of the payment session.',
-        example: 'vk_9c1d7e2f4a',
+        description:
+          "Key of the payment session, percent-encoded. The examples are the sandbox's demo sessions.",
+        examples: DEMO_SESSION_EXAMPLES,
       },
     ],
     responses: [
       {
         status: 200,
         type: PaymentStatusEnvelopeDto,
-        headers: { 'Cache-Control': { description: 'no-store', schema: { type: 'string' } } },
+        headers: {
+          'Cache-Control': {
+            description: 'The answer holds personal data: it must not be stored.',
+            required: true,
+            schema: { type: 'string', enum: ['no-store'] },
+          },
+        },
         examples: PAYMENT_STATUS_EXAMPLES,
       },
     ],
     errors: ['TRANSACTION_FAILED'],
+    errorNotes: {
+      RATE_LIMITED:
+        `Also after ${setting('notFoundLimit')} lookups that end in 404 within ` +
+        `${setting('notFoundWindowSeconds')} s: every status lookup of this caller is then refused ` +
+        'until that window ends.',
+    },
   })
   async status(
     @Param('validationKey') validationKey: string,

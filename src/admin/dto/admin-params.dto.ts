@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsInt, IsString, IsUUID, Matches, Max, Min } from 'class-validator';
 import { DigitsToInteger } from '../../common/validators.js';
 import { MERCHANT_ID_PATTERN, MERCHANT_ID_RULE } from '../../merchants/merchant-id.js';
+import { DEMO_MERCHANT_ID } from '../../merchants/merchant.service.js';
 import {
   VALIDATION_KEY_DESCRIPTION,
   VALIDATION_KEY_PATTERN,
@@ -21,7 +22,6 @@ export class ValidationKeyParams {
   @ApiProperty({
     description: VALIDATION_KEY_DESCRIPTION,
     pattern: VALIDATION_KEY_PATTERN.source,
-    example: 'vk_9c1d7e2f4a',
   })
   @IsString({ message: VALIDATION_KEY_RULE })
   @Matches(VALIDATION_KEY_PATTERN, { message: VALIDATION_KEY_RULE })
@@ -29,13 +29,13 @@ export class ValidationKeyParams {
 }
 
 export class MerchantParams {
-  @ApiProperty({ example: 'acme' })
+  @ApiProperty({ example: DEMO_MERCHANT_ID, pattern: MERCHANT_ID_PATTERN.source })
   @Matches(MERCHANT_ID_PATTERN, { message: MERCHANT_ID_RULE })
   id: string;
 }
 
 export class MerchantKeyParams extends MerchantParams {
-  @ApiProperty({ format: 'uuid' })
+  @ApiProperty({ format: 'uuid', description: 'The keyId given when the key was created.' })
   @IsUUID('all', { message: 'must be a UUID' })
   keyId: string;
 }

@@ -14,7 +14,7 @@ export class AdminCatalogPageDto {
 }
 
 export class AdminPaymentSessionDto {
-  @ApiProperty({ example: 'vk_9c1d7e2f4a' }) validationKey: string;
+  @ApiProperty({ example: 'vk_try_it_out_0001' }) validationKey: string;
   @ApiProperty({ example: 'demo' }) merchantId: string;
   @ApiProperty({ type: 'integer', example: 2, description: 'Grows by one per transition.' })
   version: number;
@@ -26,25 +26,29 @@ export class AdminPaymentSessionDto {
   @ApiProperty({
     description: 'What the merchant now sees.',
     type: 'array',
+    minItems: 1,
+    maxItems: 1,
     items: { oneOf: STATUS_ELEMENT_MODELS.map((model) => ({ $ref: getSchemaPath(model) })) },
   })
   payload: [PaymentStatusElement];
 }
 
 export class TransitionDto {
-  @ApiPropertyOptional({
-    enum: PAYMENT_STATUSES,
+  @ApiProperty({
+    type: 'string',
+    // OpenAPI 3.0 validators check `enum` before `nullable`: null must be one of the values.
+    enum: [...PAYMENT_STATUSES, null],
     nullable: true,
-    description: 'null for the first report.',
+    description: 'The status before; null for the report that created the session.',
   })
   from: string | null;
-  @ApiProperty({ enum: PAYMENT_STATUSES }) to: string;
+  @ApiProperty({ enum: PAYMENT_STATUSES, description: 'The status after.' }) to: string;
   @ApiPropertyOptional({ example: 'ABANDONED_BY_USER' }) detailedStatus?: string;
   @ApiProperty({ format: 'date-time' }) at: string;
 }
 
 export class TransitionHistoryDto {
-  @ApiProperty({ example: 'vk_9c1d7e2f4a' }) validationKey: string;
+  @ApiProperty({ example: 'vk_demo_successful_4f9c2a7e' }) validationKey: string;
   @ApiProperty({ type: [TransitionDto] }) payload: TransitionDto[];
 }
 

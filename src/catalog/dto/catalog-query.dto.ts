@@ -16,9 +16,9 @@ export const PROTOCOL_RULE = 'must be 1 to 32 of the characters A-Z a-z 0-9 _ -'
  */
 export class CatalogQueryDto extends PageQueryDto {
   @ApiPropertyOptional({
-    description: 'ISO 3166-1 alpha-2 country code, case-insensitive.',
+    description:
+      'ISO 3166-1 alpha-2 country code, case-insensitive, such as `IE`. No filter when absent.',
     pattern: '^[A-Za-z]{2}$',
-    example: 'IE',
   })
   @IsOptional()
   @Matches(COUNTRY_CODE_PATTERN, { message: COUNTRY_CODE_RULE })
@@ -27,9 +27,8 @@ export class CatalogQueryDto extends PageQueryDto {
   countryCode?: string;
 
   @ApiPropertyOptional({
-    description: 'Currency code, case-insensitive.',
+    description: 'Currency code, case-insensitive, such as `USDT`. No filter when absent.',
     pattern: '^[A-Za-z0-9]{1,16}$',
-    example: 'USDT',
   })
   @IsOptional()
   @Matches(CURRENCY_CODE_PATTERN, { message: CURRENCY_CODE_RULE })
@@ -38,9 +37,8 @@ export class CatalogQueryDto extends PageQueryDto {
   currencyCode?: string;
 
   @ApiPropertyOptional({
-    description: 'Transfer protocol, case-insensitive.',
+    description: 'Transfer protocol, case-insensitive, such as `TRC20`. No filter when absent.',
     pattern: '^[A-Za-z0-9_-]{1,32}$',
-    example: 'TRC20',
   })
   @IsOptional()
   @Matches(PROTOCOL_PATTERN, { message: PROTOCOL_RULE })

@@ -68,3 +68,29 @@ export class StoredCryptoPairDto extends CryptoPairDto {
   @ApiProperty({ example: true })
   enabled: boolean;
 }
+
+/** Request bodies "Try it out" offers: each is accepted (the pair is not in the sandbox yet). */
+export const CRYPTO_PAIR_INPUT_EXAMPLES = {
+  newPair: {
+    summary: 'A new enabled pair',
+    value: {
+      currencyCode: 'USDC',
+      currencyName: 'USD Coin',
+      protocol: 'SOLANA',
+      countryCode: 'PL',
+      enabled: true,
+    } satisfies CryptoPairInputDto,
+  },
+};
+
+export const CRYPTO_PAIR_PATCH_EXAMPLES = {
+  disable: {
+    summary: 'Switch the pair off',
+    value: { enabled: false } satisfies CryptoPairPatchDto,
+  },
+  enable: { summary: 'Switch the pair on', value: { enabled: true } satisfies CryptoPairPatchDto },
+  rename: {
+    summary: 'Rename the currency',
+    value: { currencyName: 'Tether USD' } satisfies CryptoPairPatchDto,
+  },
+};

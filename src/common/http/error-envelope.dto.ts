@@ -1,13 +1,21 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ErrorCode, ErrorKind } from '../errors/error-catalog.js';
+
+const ERROR_CODES = Object.keys(ErrorKind) as ErrorCode[];
+const ERROR_TYPES = [...new Set(Object.values(ErrorKind).map((kind) => kind.type))];
 
 export class ErrorItemDto {
-  @ApiProperty({ enum: ['VALIDATION', 'FATAL'], example: 'VALIDATION' })
+  @ApiProperty({ enum: ERROR_TYPES, example: 'VALIDATION' })
   type: string;
 
-  @ApiProperty({ example: 'INVALID_PARAMETER' })
+  @ApiProperty({
+    enum: ERROR_CODES,
+    example: 'INVALID_PARAMETER',
+    description: 'What went wrong, stable across versions: branch on it, not on `message`.',
+  })
   errorCode: string;
 
-  @ApiProperty({ example: 'must be two letters A-Z' })
+  @ApiProperty({ example: 'must be two letters A-Z', minLength: 1 })
   message: string;
 
   @ApiPropertyOptional({
@@ -18,6 +26,6 @@ export class ErrorItemDto {
 }
 
 export class ErrorEnvelopeDto {
-  @ApiProperty({ type: [ErrorItemDto] })
+  @ApiProperty({ type: [ErrorItemDto], minItems: 1 })
   errors: ErrorItemDto[];
 }

@@ -123,3 +123,11 @@ export class ApiKeyViewDto {
   })
   last4?: string;
 }
+
+/** Request bodies "Try it out" offers: accepted once on the sandbox (the id is then taken). */
+export const CREATE_MERCHANT_EXAMPLES = {
+  newMerchant: {
+    summary: 'A new merchant',
+    value: { id: 'acme', name: 'Acme Payments Ltd' } satisfies CreateMerchantDto,
+  },
+};

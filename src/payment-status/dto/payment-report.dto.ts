@@ -21,6 +21,7 @@ import {
 import { COUNTRY_CODE_PATTERN, COUNTRY_CODE_RULE } from '../../catalog/dto/catalog-query.dto.js';
 import { AsciiUpperCase, IsMoneyAmount, Trim } from '../../common/validators.js';
 import { MERCHANT_ID_PATTERN, MERCHANT_ID_RULE } from '../../merchants/merchant-id.js';
+import { DEMO_MERCHANT_ID } from '../../merchants/merchant.service.js';
 import {
   PAYMENT_STATUSES,
   VALIDATION_KEY_DESCRIPTION,
@@ -183,7 +184,7 @@ export class PaymentResponseInputDto {
 
 /** Body of PUT /admin/payment-sessions/{validationKey}; also one session of a seed file. */
 export class PaymentReportDto {
-  @ApiProperty({ example: 'demo', pattern: MERCHANT_ID_PATTERN.source })
+  @ApiProperty({ example: DEMO_MERCHANT_ID, pattern: MERCHANT_ID_PATTERN.source })
   @IsString({ message: MERCHANT_ID_RULE })
   @Matches(MERCHANT_ID_PATTERN, { message: MERCHANT_ID_RULE })
   merchantId: string;
@@ -259,3 +260,51 @@ export class SeedPaymentSessionDto extends PaymentReportDto {
   @Matches(VALIDATION_KEY_PATTERN, { message: VALIDATION_KEY_RULE })
   validationKey: string;
 }
+
+/** A validation key the sandbox has no session for: "Try it out" creates it. */
+export const NEW_SESSION_KEY_EXAMPLE = 'vk_try_it_out_0001';
+
+/**
+ * One report per status, as "Try it out" offers them; each is accepted for a new session of the
+ * sandbox's demo merchant.
+ */
+export const PAYMENT_REPORT_EXAMPLES = {
+  PENDING: {
+    summary: 'PENDING',
+    value: { merchantId: DEMO_MERCHANT_ID, status: 'PENDING' },
+  },
+  NOT_COMPLETED: {
+    summary: 'NOT_COMPLETED',
+    value: {
+      merchantId: DEMO_MERCHANT_ID,
+      status: 'NOT_COMPLETED',
+      detailedStatus: 'ABANDONED_BY_USER',
+    },
+  },
+  SUCCESSFUL: {
+    summary: 'SUCCESSFUL',
+    value: {
+      merchantId: DEMO_MERCHANT_ID,
+      status: 'SUCCESSFUL',
+      paymentResponse: {
+        sourceMoney: { amount: 150, currency: 'EUR' },
+        destinationMoney: { amount: 161.37, currency: 'USDT' },
+        totalFees: { amount: 1.5, currency: 'EUR' },
+        money: { amount: 148.5, currency: 'EUR' },
+        traceId: 'TRC-20261121-000418',
+        transactionReference: '6a1f0c3e-2b4d-4f8a-9e7c-5d3b1a0f2e4c',
+        clientReference: 'order-1043',
+        accountNumber: 'IE29AIBK93115212345678',
+      },
+    },
+  },
+  FAILED: {
+    summary: 'FAILED',
+    value: {
+      merchantId: DEMO_MERCHANT_ID,
+      status: 'FAILED',
+      errorMessage: 'Insufficient funds in source wallet',
+      detailedStatus: 'INSUFFICIENT_FUNDS',
+    },
+  },
+} satisfies Record<PaymentStatus, { summary: string; value: PaymentReportDto }>;

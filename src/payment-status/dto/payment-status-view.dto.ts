@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import type { PaymentStatus } from '../payment-status.types.js';
 
 export class MoneyDto {
   @ApiProperty({ example: 150, minimum: 0, description: 'At most two decimals.' })
@@ -23,7 +24,10 @@ export class PaymentResponseDto {
   @ApiPropertyOptional({ example: '5f1c2a7e9b' }) traceId?: string;
   @ApiPropertyOptional({ example: 'Payout to wallet' }) description?: string;
   @ApiPropertyOptional({ example: 'order-1042' }) clientReference?: string;
-  @ApiProperty({ description: "Always the session's own key.", example: 'vk_9c1d7e2f4a' })
+  @ApiProperty({
+    description: "Always the session's own key.",
+    example: 'vk_demo_successful_4f9c2a7e',
+  })
   validationKey: string;
   @ApiPropertyOptional({ example: '00' }) responseCode?: string;
   @ApiPropertyOptional({ format: 'uuid', example: '3f2b8c1e-7d4a-4e5b-9c6d-1a2b3c4d5e6f' })
@@ -92,7 +96,29 @@ export class PaymentStatusEnvelopeDto {
   payload: [PaymentStatusElement];
 }
 
-/** One answer per status, as the documentation shows them. */
+/** The sandbox's demo sessions (seeds/demo.json), one per status: what "Try it out" looks up. */
+export const DEMO_VALIDATION_KEYS = {
+  SUCCESSFUL: 'vk_demo_successful_4f9c2a7e',
+  PENDING: 'vk_demo_pending_8b1d3c5f',
+  NOT_COMPLETED: 'vk_demo_not_completed_2e7a9d14',
+  FAILED: 'vk_demo_failed_6c0f8e3b',
+} as const satisfies Record<PaymentStatus, string>;
+
+/** The demo sessions as the examples of a validationKey parameter: one per status. */
+export const DEMO_SESSION_EXAMPLES = Object.fromEntries(
+  Object.entries(DEMO_VALIDATION_KEYS).map(([status, key]) => [
+    status,
+    { summary: `Demo session, ${status}`, value: key },
+  ]),
+);
+
+const money = (amount: number, currency: string, presentationAmount: string) => ({
+  amount,
+  currency,
+  presentationAmount,
+});
+
+/** One answer per status, as the sandbox gives them for its demo sessions. */
 export const PAYMENT_STATUS_EXAMPLES = {
   SUCCESSFUL: {
     summary: 'SUCCESSFUL',
@@ -101,15 +127,26 @@ export const PAYMENT_STATUS_EXAMPLES = {
         {
           status: 'SUCCESSFUL',
           paymentResponse: {
-            sourceMoney: { amount: 150, currency: 'EUR', presentationAmount: 'EUR150.00' },
-            destinationMoney: { amount: 148.5, currency: 'USDT', presentationAmount: 'USDT148.50' },
-            totalFees: { amount: 1.5, currency: 'EUR', presentationAmount: 'EUR1.50' },
-            money: { amount: 150, currency: 'EUR', presentationAmount: 'EUR150.00' },
-            traceId: '5f1c2a7e9b',
+            sourceMoney: money(150, 'EUR', 'EUR150.00'),
+            destinationMoney: money(161.37, 'USDT', 'USDT161.37'),
+            totalFees: money(1.5, 'EUR', 'EUR1.50'),
+            money: money(148.5, 'EUR', 'EUR148.50'),
+            requestedMoney: money(150, 'EUR', 'EUR150.00'),
+            traceId: 'TRC-20261121-000417',
+            description: 'Payout to USDT wallet',
             clientReference: 'order-1042',
-            validationKey: 'vk_9c1d7e2f4a',
+            validationKey: DEMO_VALIDATION_KEYS.SUCCESSFUL,
+            responseCode: '00',
             transactionReference: '3f2b8c1e-7d4a-4e5b-9c6d-1a2b3c4d5e6f',
+            paymentType: 'PAYOUT',
+            paymentMethod: 'CRYPTO',
+            customerAccountNumber: 'TQn9Y2khEsLJW1ChVWFMSMeRDow5KcbLSE',
             accountNumber: 'IE29XXXXXXXXXXXXXX5678',
+            customerDob: '1990-04-23',
+            customerFirstName: 'Aoife',
+            customerLastName: 'Murphy',
+            senderEmailAddress: 'aoife.murphy@example.com',
+            customerCountryCode: 'IE',
           },
         },
       ],
@@ -132,4 +169,4 @@ export const PAYMENT_STATUS_EXAMPLES = {
       ],
     },
   },
-} satisfies Record<string, { summary: string; value: PaymentStatusEnvelopeDto }>;
+} satisfies Record<PaymentStatus, { summary: string; value: PaymentStatusEnvelopeDto }>;

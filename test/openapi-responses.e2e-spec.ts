@@ -1,0 +1,663 @@
+import { jest } from '@jest/globals';
+import AjvModule from 'ajv';
+import type { ValidateFunction } from 'ajv';
+import formatsModule from 'ajv-formats';
+import { DataSource } from 'typeorm';
+import { CatalogService } from '../src/catalog/catalog.service.js';
+import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from '../src/common/http/endpoint.decorator.js';
+import { ServiceState } from '../src/common/service-state.js';
+import { MerchantService } from '../src/merchants/merchant.service.js';
+import { ADMIN_TOKEN, http, HttpResult, startTestApp, TestApp } from './support/test-app.js';
+import { successfulResponse } from './support/fixtures.js';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+type Doc = any;
+
+const Ajv = AjvModule.default;
+const addFormats = formatsModule.default;
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+/** Headers whose presence the document states exactly: sent if and only if declared. */
+const EXACT_HEADERS = [...Object.keys(RATE_LIMIT_HEADERS), RETRY_AFTER_HEADER].map((h) =>
+  h.toLowerCase(),
+);
+
+const DEMO_KEY = 'demo-key-0123456789-abcdefghijklmnopqrstuvwxyz';
+const OTHER_KEY = 'other-key-0123456789-abcdefghijklmnopqrstuvwxyz';
+const SPARE_KEY = 'spare-key-0123456789-abcdefghijklmnopqrstuvwxyz';
+const DEMO_SESSION = 'vk_contract_successful_0001';
+const OTHER_SESSION = 'vk_contract_other_0001';
+const BIG_BODY = JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 16) });
+
+const seed = {
+  cryptoPairs: [
+    { currencyCode: 'USDT', currencyName: 'Tether', protocol: 'TRC20', countryCode: 'IE' },
+    { currencyCode: 'BTC', currencyName: 'Bitcoin', protocol: 'BITCOIN', countryCode: 'IE' },
+  ],
+  merchants: [
+    // The operator examples of the document name the sandbox's merchant, `demo`.
+    { id: 'demo', name: 'Demo', apiKeys: [DEMO_KEY, SPARE_KEY] },
+    { id: 'other', name: 'Other', apiKeys: [OTHER_KEY] },
+  ],
+  paymentSessions: [
+    {
+      validationKey: DEMO_SESSION,
+      merchantId: 'demo',
+      status: 'SUCCESSFUL',
+      paymentResponse: successfulResponse({ accountNumber: 'IE29AIBK93115212345678' }),
+    },
+    { validationKey: OTHER_SESSION, merchantId: 'other', status: 'PENDING' },
+  ],
+};
+
+interface Call {
+  params?: Record<string, string | number>;
+  query?: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+  rawBody?: string;
+  contentType?: string;
+}
+
+/**
+ * The document of a running app and a checker of real answers against it: every answer's status
+ * must be documented for its operation, its body must validate against the documented schema,
+ * its required headers must be there (and valid), and the rate-limit and Retry-After headers must
+ * be sent exactly where the document declares them.
+ */
+class Contract {
+  readonly exercised = new Set<string>();
+  private readonly ajv = new Ajv({ strict: false, allErrors: true });
+  private readonly validators = new Map<string, ValidateFunction>();
+
+  constructor(
+    readonly t: TestApp,
+    readonly doc: Doc,
+  ) {
+    addFormats(this.ajv);
+    // Local references resolve against the document, registered once under an id of its own.
+    this.ajv.addSchema({ components: this.absolute(doc.components) }, 'openapi');
+  }
+
+  static async of(t: TestApp): Promise<Contract> {
+    const r = await http(t.url + '/docs-json');
+    expect(r.status).toBe(200);
+    return new Contract(t, r.body);
+  }
+
+  operation(operationId: string): { path: string; method: string; op: any } {
+    for (const [path, item] of Object.entries<any>(this.doc.paths)) {
+      for (const method of METHODS) {
+        if (item[method]?.operationId === operationId) return { path, method, op: item[method] };
+      }
+    }
+    throw new Error(`operation ${operationId} is not documented`);
+  }
+
+  /** Calls an operation as a client would, and checks the answer against the document. */
+  async call(operationId: string, expected: unknown, call: Call = {}): Promise<HttpResult> {
+    const { path, method, op } = this.operation(operationId);
+    const concrete = path.replace(/\{(\w+)\}/g, (_m, name: string) => {
+      const value = call.params?.[name];
+      if (value === undefined) throw new Error(`${operationId}: no value for {${name}}`);
+      return encodeURIComponent(String(value));
+    });
+    const headers: Record<string, string> = { ...call.headers };
+    if (call.contentType) headers['content-type'] = call.contentType;
+    const result = await http(`${this.t.url}${concrete}${call.query ? `?${call.query}` : ''}`, {
+      method: method.toUpperCase(),
+      headers,
+      body: call.body,
+      rawBody: call.rawBody,
+    });
+    const where = `${method.toUpperCase()} ${path} (${operationId}) → ${result.status}`;
+    expect({ where, status: result.status, body: result.text.slice(0, 300) }).toEqual({
+      where,
+      status: expected,
+      body: expect.any(String),
+    });
+    const response = this.deref(op.responses?.[String(result.status)]);
+    expect({ where, documented: response !== undefined }).toEqual({ where, documented: true });
+    this.checkAnswer(where, `${operationId} ${result.status}`, response, result);
+    this.exercised.add(`${operationId} ${result.status}`);
+    return result;
+  }
+
+  /** Checks an answer against a documented response object. */
+  checkAnswer(where: string, key: string, response: any, result: HttpResult): void {
+    const content = response.content ?? {};
+    const mediaTypes = Object.keys(content);
+    if (mediaTypes.length === 0) {
+      expect({ where, body: result.text }).toEqual({ where, body: '' });
+    } else {
+      const type = result.headers.get('content-type') ?? '';
+      const mediaType = mediaTypes.find((m) => type.startsWith(m));
+      expect({ where, type, documented: mediaType !== undefined }).toEqual({
+        where,
+        type,
+        documented: true,
+      });
+      const schema = content[mediaType!].schema;
+      if (schema && mediaType === 'application/json') {
+        const validate = this.validator(key, schema);
+        const valid = validate(result.body);
+        expect({ where, errors: valid ? [] : validate.errors }).toEqual({ where, errors: [] });
+      }
+    }
+    const declared = Object.fromEntries(
+      Object.entries<any>(response.headers ?? {}).map(([name, h]) => [
+        name.toLowerCase(),
+        this.deref(h),
+      ]),
+    );
+    for (const [name, header] of Object.entries<any>(declared)) {
+      const value = result.headers.get(name);
+      if (header.required) {
+        expect({ where, header: name, present: value !== null }).toEqual({
+          where,
+          header: name,
+          present: true,
+        });
+      }
+      if (value !== null && header.schema) {
+        const validate = this.validator(`${key} header ${name}`, header.schema);
+        const typed = ['integer', 'number'].includes(header.schema.type) ? Number(value) : value;
+        expect({ where, header: name, value, valid: validate(typed) }).toEqual({
+          where,
+          header: name,
+          value,
+          valid: true,
+        });
+      }
+    }
+    for (const name of EXACT_HEADERS) {
+      if (result.headers.has(name)) {
+        expect({ where, header: name, declared: name in declared }).toEqual({
+          where,
+          header: name,
+          declared: true,
+        });
+      }
+    }
+  }
+
+  private validator(key: string, schema: any): ValidateFunction {
+    let validate = this.validators.get(key);
+    if (!validate) {
+      validate = this.ajv.compile(this.absolute(schema));
+      this.validators.set(key, validate);
+    }
+    return validate;
+  }
+
+  /** The schema with its local references made to point into the registered document. */
+  private absolute(schema: any): any {
+    return JSON.parse(JSON.stringify(schema).replace(/"#\/components\//g, '"openapi#/components/'));
+  }
+
+  deref(node: any): any {
+    if (node && typeof node.$ref === 'string') {
+      const target = node.$ref
+        .replace(/^#\//, '')
+        .split('/')
+        .reduce((at: any, part: string) => at?.[part], this.doc);
+      return this.deref(target);
+    }
+    return node;
+  }
+
+  /** Every operation with its documented statuses. */
+  documented(): { operationId: string; path: string; method: string; statuses: string[] }[] {
+    return Object.entries<any>(this.doc.paths).flatMap(([path, item]) =>
+      METHODS.filter((m) => item[m]).map((method) => ({
+        operationId: item[method].operationId,
+        path,
+        method,
+        statuses: Object.keys(item[method].responses),
+      })),
+    );
+  }
+}
+
+const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+const wrongToken = { authorization: `Bearer ${'w'.repeat(40)}` };
+const merchant = { key: DEMO_KEY };
+const json = 'application/json';
+
+/** Path parameters that name things that exist in the seeded app. */
+const existing: Record<string, Record<string, string | number>> = {
+  getPaymentStatus: { validationKey: DEMO_SESSION },
+  updateCryptoPair: { id: 1 },
+  deleteCryptoPair: { id: 1 },
+  reportPaymentSession: { validationKey: 'vk_contract_new_0001' },
+  getPaymentSessionHistory: { validationKey: DEMO_SESSION },
+  createApiKey: { id: 'demo' },
+  listApiKeys: { id: 'demo' },
+  revokeApiKey: { id: 'demo', keyId: '00000000-0000-4000-8000-000000000000' },
+  rotateCallbackSecret: { id: 'demo' },
+  listPaymentSessionCallbacks: { validationKey: DEMO_SESSION },
+  redeliverCallback: { id: '00000000-0000-4000-8000-000000000000' },
+};
+
+/** The credentials of an operation's security scheme. */
+function credentialsFor(op: any): Record<string, string> {
+  const schemes = (op.security ?? []).flatMap((r: object) => Object.keys(r));
+  if (schemes.includes('apiKey')) return merchant;
+  if (schemes.includes('adminToken')) return admin;
+  return open;
+}
+const open = {};
+
+/** Health needs no credentials and is never limited; liveness never touches the database. */
+const PUBLIC = ['getLiveness', 'getReadiness'];
+
+/** Every status the document declares is answered for real, and answered as declared (e2e). */
+describe('OpenAPI document against real answers (e2e)', () => {
+  let t: TestApp;
+  let c: Contract;
+  let limited: TestApp;
+  let cl: Contract;
+
+  beforeAll(async () => {
+    t = await startTestApp({ AUTH_MODE: 'api-key' });
+    await t.seed(seed);
+    c = await Contract.of(t);
+    limited = await startTestApp({
+      AUTH_MODE: 'api-key',
+      RATE_LIMIT_PER_MINUTE: '3',
+      RATE_LIMIT_STATUS_NOT_FOUND_PER_MINUTE: '1',
+    });
+    await limited.seed(seed);
+    cl = await Contract.of(limited);
+  });
+  afterAll(async () => {
+    await t?.close();
+    await limited?.close();
+  });
+
+  it('the public catalog and its alias: 200, 304, 400, 401', async () => {
+    for (const operationId of ['listCryptoPairs', 'listCryptoPairsSingularAlias']) {
+      const ok = await c.call(operationId, 200, { headers: merchant, query: 'countryCode=ie' });
+      expect(ok.body.payload.map((p: any) => p.currencyCode)).toEqual(['BTC', 'USDT']);
+      await c.call(operationId, 304, {
+        headers: { ...merchant, 'if-none-match': ok.headers.get('etag')! },
+        query: 'countryCode=ie',
+      });
+      await c.call(operationId, 400, { headers: merchant, query: 'countryCode=IRL&page=1&page=2' });
+      await c.call(operationId, 401, {});
+      await c.call(operationId, 401, { headers: { key: 'no-such-key' } });
+    }
+  });
+
+  it('the payment status: 200 of each shape, 404 for unknown and foreign keys, 401', async () => {
+    const ok = await c.call('getPaymentStatus', 200, {
+      headers: merchant,
+      params: { validationKey: DEMO_SESSION },
+    });
+    expect(ok.body.payload[0].status).toBe('SUCCESSFUL');
+    for (const status of ['PENDING', 'NOT_COMPLETED', 'FAILED']) {
+      const validationKey = `vk_contract_${status.toLowerCase()}`;
+      await c.call('reportPaymentSession', 201, {
+        headers: admin,
+        params: { validationKey },
+        body: {
+          merchantId: 'demo',
+          status,
+          ...(status === 'FAILED' ? { errorMessage: 'Declined', detailedStatus: 'DECLINED' } : {}),
+        },
+      });
+      const shape = await c.call('getPaymentStatus', 200, {
+        headers: merchant,
+        params: { validationKey },
+      });
+      expect(shape.body.payload[0].status).toBe(status);
+    }
+    await c.call('getPaymentStatus', 404, {
+      headers: merchant,
+      params: { validationKey: 'vk_no_such' },
+    });
+    await c.call('getPaymentStatus', 404, {
+      headers: merchant,
+      params: { validationKey: OTHER_SESSION },
+    });
+    await c.call('getPaymentStatus', 404, {
+      headers: merchant,
+      params: { validationKey: 'k'.repeat(300) },
+    });
+    await c.call('getPaymentStatus', 401, { params: { validationKey: DEMO_SESSION } });
+  });
+
+  it('the operator catalog: success, 400, 404, 409, 413, 415', async () => {
+    await c.call('listAllCryptoPairs', 200, { headers: admin });
+    await c.call('listAllCryptoPairs', 400, { headers: admin, query: 'size=0' });
+    const pair = {
+      currencyCode: 'ETH',
+      currencyName: 'Ether',
+      protocol: 'ERC20',
+      countryCode: 'DE',
+    };
+    const created = await c.call('createCryptoPair', 201, { headers: admin, body: pair });
+    await c.call('createCryptoPair', 409, { headers: admin, body: pair });
+    await c.call('createCryptoPair', 400, { headers: admin, body: { ...pair, countryCode: 'D' } });
+    const id = created.body.id;
+    await c.call('updateCryptoPair', 200, {
+      headers: admin,
+      params: { id },
+      body: { enabled: false },
+    });
+    await c.call('updateCryptoPair', 404, {
+      headers: admin,
+      params: { id: 999999 },
+      body: { enabled: false },
+    });
+    await c.call('updateCryptoPair', 400, { headers: admin, params: { id: 'abc' }, body: {} });
+    await c.call('deleteCryptoPair', 204, { headers: admin, params: { id } });
+    await c.call('deleteCryptoPair', 404, { headers: admin, params: { id } });
+    await c.call('deleteCryptoPair', 400, { headers: admin, params: { id: 'abc' } });
+  });
+
+  it('payment sessions: 201, 200, 409, 400, history 200 and 404', async () => {
+    const validationKey = 'vk_contract_moves_0001';
+    const report = (status: string) => ({ merchantId: 'demo', status });
+    await c.call('reportPaymentSession', 201, {
+      headers: admin,
+      params: { validationKey },
+      body: report('PENDING'),
+    });
+    await c.call('reportPaymentSession', 200, {
+      headers: admin,
+      params: { validationKey },
+      body: { ...report('FAILED'), errorMessage: 'Declined' },
+    });
+    await c.call('reportPaymentSession', 409, {
+      headers: admin,
+      params: { validationKey },
+      body: report('PENDING'),
+    });
+    await c.call('reportPaymentSession', 400, {
+      headers: admin,
+      params: { validationKey: 'vk_contract_bad_0001' },
+      body: report('DONE'),
+    });
+    const history = await c.call('getPaymentSessionHistory', 200, {
+      headers: admin,
+      params: { validationKey },
+    });
+    // The first transition comes from nothing: `from` is null, and the schema says it may be.
+    expect(history.body.payload.map((p: any) => [p.from, p.to])).toEqual([
+      [null, 'PENDING'],
+      ['PENDING', 'FAILED'],
+    ]);
+    await c.call('getPaymentSessionHistory', 404, {
+      headers: admin,
+      params: { validationKey: 'vk_no_such' },
+    });
+    await c.call('getPaymentSessionHistory', 400, {
+      headers: admin,
+      params: { validationKey: 'vk\u007f' },
+    });
+  });
+
+  it('merchants and keys: 201, 200, 204, 400, 404, 409', async () => {
+    await c.call('listMerchants', 200, { headers: admin });
+    await c.call('listMerchants', 400, { headers: admin, query: 'page=-1' });
+    const merchantBody = { id: 'initech', name: 'Initech' };
+    await c.call('createMerchant', 201, { headers: admin, body: merchantBody });
+    await c.call('createMerchant', 409, { headers: admin, body: merchantBody });
+    await c.call('createMerchant', 400, { headers: admin, body: { id: '-x', name: '' } });
+    const key = await c.call('createApiKey', 201, { headers: admin, params: { id: 'initech' } });
+    await c.call('createApiKey', 404, { headers: admin, params: { id: 'nobody' } });
+    await c.call('createApiKey', 400, { headers: admin, params: { id: '_bad' } });
+    await c.call('listApiKeys', 200, { headers: admin, params: { id: 'initech' } });
+    await c.call('listApiKeys', 404, { headers: admin, params: { id: 'nobody' } });
+    await c.call('listApiKeys', 400, {
+      headers: admin,
+      params: { id: 'initech' },
+      query: 'size=0',
+    });
+    await c.call('revokeApiKey', 204, {
+      headers: admin,
+      params: { id: 'initech', keyId: key.body.keyId },
+    });
+    await c.call('revokeApiKey', 404, {
+      headers: admin,
+      params: { id: 'initech', keyId: '00000000-0000-4000-8000-000000000000' },
+    });
+    await c.call('revokeApiKey', 400, {
+      headers: admin,
+      params: { id: 'initech', keyId: 'not-a-uuid' },
+    });
+  });
+
+  it('callbacks and their secret: 200, 201, 202, 400, 404', async () => {
+    const validationKey = 'vk_contract_callback_0001';
+    // Nothing listens there: the callback stays to be retried, which is all this needs.
+    const returnUrl = 'http://127.0.0.1:9/callback';
+    await c.call('reportPaymentSession', 201, {
+      headers: admin,
+      params: { validationKey },
+      body: { merchantId: 'demo', status: 'PENDING', returnUrl },
+    });
+    await c.call('reportPaymentSession', 200, {
+      headers: admin,
+      params: { validationKey },
+      body: { merchantId: 'demo', status: 'FAILED', errorMessage: 'Declined' },
+    });
+    const listed = await c.call('listPaymentSessionCallbacks', 200, {
+      headers: admin,
+      params: { validationKey },
+    });
+    expect(listed.body.payload).toHaveLength(1);
+    await c.call('listPaymentSessionCallbacks', 404, {
+      headers: admin,
+      params: { validationKey: 'vk_no_such' },
+    });
+    await c.call('listPaymentSessionCallbacks', 400, {
+      headers: admin,
+      params: { validationKey: 'vk\u007f' },
+    });
+    await c.call('redeliverCallback', 202, {
+      headers: admin,
+      params: { id: listed.body.payload[0].id },
+    });
+    await c.call('redeliverCallback', 404, { headers: admin, params: existing.redeliverCallback });
+    await c.call('redeliverCallback', 400, { headers: admin, params: { id: 'not-a-uuid' } });
+    await c.call('rotateCallbackSecret', 201, { headers: admin, params: { id: 'demo' } });
+    await c.call('rotateCallbackSecret', 404, { headers: admin, params: { id: 'nobody' } });
+    await c.call('rotateCallbackSecret', 400, { headers: admin, params: { id: '_bad' } });
+  });
+
+  it('health and metrics answer 200', async () => {
+    await c.call('getLiveness', 200);
+    const ready = await c.call('getReadiness', 200);
+    expect(ready.body.status).toBe('ok');
+    const metrics = await c.call('getMetrics', 200, { headers: admin });
+    expect(metrics.text).toMatch(/^# HELP /m);
+  });
+
+  it('accepts every request body example the document offers, as it is', async () => {
+    const examples = (operationId: string) =>
+      Object.values<any>(
+        c.operation(operationId).op.requestBody.content['application/json'].examples,
+      ).map((e) => e.value);
+    const reports = examples('reportPaymentSession');
+    expect(reports.map((r) => r.status).sort()).toEqual([
+      'FAILED',
+      'NOT_COMPLETED',
+      'PENDING',
+      'SUCCESSFUL',
+    ]);
+    for (const [i, report] of reports.entries()) {
+      await c.call('reportPaymentSession', 201, {
+        headers: admin,
+        params: { validationKey: `vk_contract_example_${i}` },
+        body: report,
+      });
+    }
+    for (const pair of examples('createCryptoPair')) {
+      await c.call('createCryptoPair', 201, { headers: admin, body: pair });
+    }
+    for (const patch of examples('updateCryptoPair')) {
+      await c.call('updateCryptoPair', 200, { headers: admin, params: { id: 1 }, body: patch });
+    }
+    for (const body of examples('createMerchant')) {
+      await c.call('createMerchant', 201, { headers: admin, body });
+    }
+  });
+
+  it('answers 400 UNSUPPORTED_API_VERSION on every operation', async () => {
+    for (const { operationId, op } of c.documented().map((d) => ({
+      ...d,
+      op: c.operation(d.operationId).op,
+    }))) {
+      const r = await c.call(operationId, 400, {
+        headers: { ...credentialsFor(op), 'api-version': '2' },
+        params: existing[operationId],
+      });
+      expect(r.body.errors[0].errorCode).toBe('UNSUPPORTED_API_VERSION');
+    }
+  });
+
+  it('answers 401 without credentials and 403 with a wrong operator token', async () => {
+    for (const { operationId } of c.documented()) {
+      const { op } = c.operation(operationId);
+      const credentials = credentialsFor(op);
+      if (credentials === open) continue;
+      await c.call(operationId, 401, { params: existing[operationId] });
+      if (credentials === admin) {
+        await c.call(operationId, 403, { headers: wrongToken, params: existing[operationId] });
+      }
+    }
+  });
+
+  it('answers 400, 413 and 415 to bad bodies wherever a body is read', async () => {
+    for (const { operationId, method } of c.documented()) {
+      if (method === 'get') continue;
+      const { op } = c.operation(operationId);
+      const base = { headers: admin, params: existing[operationId] };
+      const malformed = await c.call(operationId, 400, {
+        ...base,
+        rawBody: '{"a":',
+        contentType: json,
+      });
+      expect(malformed.body.errors[0].errorCode).toBe('MALFORMED_REQUEST');
+      await c.call(operationId, 413, { ...base, rawBody: BIG_BODY, contentType: json });
+      // A route without a body of its own ignores one of another type.
+      await c.call(operationId, op.requestBody ? 415 : expect.any(Number), {
+        ...base,
+        rawBody: 'a=1',
+        contentType: 'text/plain',
+      });
+    }
+  });
+
+  it('answers 405 with Allow to every method a documented path does not serve', async () => {
+    expect(c.doc.info.description).toMatch(/405 METHOD_NOT_ALLOWED/);
+    expect(c.doc.info.description).toMatch(/`Allow`/);
+    const envelope = c.deref({ $ref: '#/components/schemas/ErrorEnvelopeDto' });
+    for (const [path, item] of Object.entries<any>(c.doc.paths)) {
+      const served = METHODS.filter((m) => item[m]);
+      const other = METHODS.find((m) => !item[m])!;
+      const url = path.replace(/\{(\w+)\}/g, 'x');
+      const r = await http(t.url + url, {
+        method: other.toUpperCase(),
+        headers: credentialsFor(item[served[0]]),
+      });
+      const where = `${other.toUpperCase()} ${path}`;
+      expect({ where, status: r.status }).toEqual({ where, status: 405 });
+      const allowed = served.map((m) => m.toUpperCase());
+      if (served.includes('get')) allowed.push('HEAD');
+      expect({ where, allow: r.headers.get('allow') }).toEqual({
+        where,
+        allow: allowed.sort().join(', '),
+      });
+      c.checkAnswer(
+        where,
+        'method not allowed',
+        {
+          content: { 'application/json': { schema: envelope } },
+          headers: { 'x-request-id': { required: true, schema: { type: 'string' } } },
+        },
+        // The limit headers of merchant paths are not at issue here.
+        { ...r, headers: withoutLimitHeaders(r.headers) },
+      );
+      expect(r.body.errors[0].errorCode).toBe('METHOD_NOT_ALLOWED');
+    }
+  });
+
+  it('answers 500 with the envelope when something unexpected fails', async () => {
+    const injected = () => Promise.reject(new Error('injected fault'));
+    jest.spyOn(t.app.get(CatalogService), 'listEnabled').mockImplementationOnce(injected);
+    await c.call('listCryptoPairs', 500, { headers: merchant });
+    jest.spyOn(t.app.get(MerchantService), 'listMerchants').mockImplementationOnce(injected);
+    await c.call('listMerchants', 500, { headers: admin });
+  });
+
+  it('answers readiness 503 with the envelope when the database ping fails', async () => {
+    jest
+      .spyOn(t.app.get(DataSource), 'query')
+      .mockImplementationOnce(() => Promise.reject(new Error('database down')));
+    const r = await c.call('getReadiness', 503);
+    expect(r.body.errors[0].errorCode).toBe('SERVICE_UNAVAILABLE');
+  });
+
+  it('answers 503 with Retry-After wherever the database is involved', async () => {
+    const state = t.app.get(ServiceState);
+    state.databaseLost = true;
+    try {
+      for (const { operationId } of c.documented()) {
+        if (operationId === 'getLiveness') continue;
+        const { op } = c.operation(operationId);
+        await c.call(operationId, 503, {
+          headers: credentialsFor(op),
+          params: existing[operationId],
+        });
+      }
+      await c.call('getLiveness', 200);
+    } finally {
+      state.databaseLost = false;
+    }
+  });
+
+  it('answers 429 with Retry-After where limits apply', async () => {
+    const spare = { key: SPARE_KEY };
+    for (let i = 0; i < 3; i++) {
+      await cl.call('listCryptoPairs', 200, { headers: spare });
+      await cl.call('listMerchants', 403, { headers: wrongToken });
+    }
+    for (const { operationId } of cl.documented()) {
+      if (PUBLIC.includes(operationId)) continue;
+      // Merchants are counted per key; operator callers without a valid token per address.
+      const credentials = credentialsFor(cl.operation(operationId).op);
+      await cl.call(operationId, 429, {
+        headers: credentials === merchant ? spare : wrongToken,
+        params: existing[operationId],
+      });
+    }
+    // The status lookup's own limit: lookups that end in 404.
+    const other = { key: OTHER_KEY };
+    await cl.call('getPaymentStatus', 404, { headers: other, params: { validationKey: 'vk_x1' } });
+    await cl.call('getPaymentStatus', 429, { headers: other, params: { validationKey: 'vk_x2' } });
+    // The operator with the valid token is never limited.
+    await cl.call('listMerchants', 200, { headers: admin });
+    for (const operationId of PUBLIC) await cl.call(operationId, 200);
+  });
+
+  it('has answered every status the document declares (500 needs a fault: see above)', () => {
+    const missing = [c, cl].reduce(
+      (left, contract) => left.filter((key) => !contract.exercised.has(key)),
+      c
+        .documented()
+        .flatMap(({ operationId, statuses }) =>
+          statuses.filter((s) => s !== '500').map((s) => `${operationId} ${s}`),
+        ),
+    );
+    expect(missing).toEqual([]);
+  });
+});
+
+function withoutLimitHeaders(headers: Headers): Headers {
+  const copy = new Headers(headers);
+  for (const name of EXACT_HEADERS) copy.delete(name);
+  return copy;
+}
