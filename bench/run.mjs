@@ -1,25 +1,40 @@
 /**
- * `npm run bench`: the benchmark of issue 4. Builds, generates a dataset into a fresh SQLite file,
- * starts the production build per HTTP platform, captures each scenario's real response, starts
- * two baselines replaying those bytes (raw node:http; bare Nest on the same platform), measures
- * all three with autocannon on 127.0.0.1, prints a Markdown report and writes bench/results.json.
+ * `npm run bench`: the benchmark of issue 4. Builds, generates a dataset into a fresh SQLite file
+ * (and, with --database postgres, the same one into a throwaway PostgreSQL), starts the production
+ * build per HTTP platform and database, captures each scenario's real response, starts two
+ * baselines replaying those bytes (raw node:http; bare Nest on the same platform), measures them
+ * all with autocannon on 127.0.0.1, prints a Markdown report and writes bench/results.json.
  * Options: node bench/run.mjs --help
  */
 import { createRequire } from 'node:module';
+import { randomBytes } from 'node:crypto';
 import {
   copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { FILTER_COUNTRY, createDataset, indexWithStatus, validationKeyOf } from './lib/dataset.mjs';
+import {
+  FILTER_COUNTRY,
+  createDataset,
+  indexWithStatus,
+  newApiKey,
+  validationKeyOf,
+  writeSeedFile,
+} from './lib/dataset.mjs';
 import { runLoad, stopLoad, summarise } from './lib/loadgen.mjs';
 import { USAGE, UsageError, parseOptions } from './lib/options.mjs';
+import { createPostgresDataset, startBenchPostgres, startBenchRedis } from './lib/postgres.mjs';
 import {
   cleanup,
   cpuTimes,
@@ -39,7 +54,9 @@ import {
 import { formatProfile, summariseProfile } from './lib/profile.mjs';
 import {
   BUSY_MACHINE_PERCENT,
+  DATABASE_LABELS,
   TARGETS,
+  evaluateCrossDatabaseTarget,
   evaluateTargets,
   formatReport,
   largeDatasetComparison,
@@ -119,17 +136,27 @@ function defineScenarios(sessions) {
 /* ------------------------------------------------------------------------------------------ */
 /* Servers                                                                                     */
 
-async function startService(platform, context, { profileDir } = {}) {
+/** Variables of the caller's environment that would change what the benchmark measures. */
+const IGNORED_ENV = [
+  'CONTEXT_PATH',
+  'ADMIN_TOKEN',
+  'CATALOG_CACHE_TTL_SECONDS',
+  'NODE_OPTIONS',
+  'DATABASE_POOL_SIZE',
+  'REDIS_URL',
+  'REDIS_KEY_PREFIX',
+];
+
+async function startService(platform, database, context, { profileDir } = {}) {
+  const { options } = context;
   const port = await freePort();
   const env = { ...process.env };
-  for (const name of ['CONTEXT_PATH', 'ADMIN_TOKEN', 'CATALOG_CACHE_TTL_SECONDS', 'NODE_OPTIONS']) {
-    delete env[name];
-  }
-  Object.assign(env, {
+  for (const name of IGNORED_ENV) delete env[name];
+  Object.assign(env, context.serviceEnv, {
     NODE_ENV: 'production',
     PORT: String(port),
     HOST: '127.0.0.1',
-    DATABASE_URL: `sqlite:${context.dataset.file}`,
+    DATABASE_URL: context.datasets[database].url,
     AUTH_MODE: 'api-key',
     LOG_LEVEL: context.options.logLevel,
     RATE_LIMIT_PER_MINUTE: RATE_LIMIT_MAX,
@@ -137,21 +164,28 @@ async function startService(platform, context, { profileDir } = {}) {
     HTTP_PLATFORM: platform,
     MIGRATIONS_RUN: 'true',
   });
+  if (database === 'postgres' && options.poolSize)
+    env.DATABASE_POOL_SIZE = String(options.poolSize);
+  if (context.redisUrl) {
+    env.REDIS_URL = context.redisUrl;
+    // One Redis for every service of the run: each counts on its own keys.
+    env.REDIS_KEY_PREFIX = `bench-${platform}-${database}:`;
+  }
   const args = [];
   if (profileDir) {
     mkdirSync(profileDir, { recursive: true });
     env.BENCH_PROFILE_DIR = profileDir;
     args.push('--import', pathToFileURL(join(BENCH, 'lib', 'profiler-preload.mjs')).href);
   }
-  args.push(...productionNodeFlags(), 'dist/main.js');
+  args.push(...productionNodeFlags(), join(context.distDir, 'main.js'));
   const child = spawnTracked(process.execPath, args, {
     cwd: ROOT,
     env,
-    label: `service (${platform})`,
-    logFile: join(context.dir, `service-${platform}.log`),
+    label: `service (${platform}, ${DATABASE_LABELS[database]})`,
+    logFile: join(context.dir, `service-${platform}-${database}.log`),
   });
   await waitForHttp(child, port, '/health/ready', { timeoutMs: 60_000 });
-  return { name: 'service', child, port, profileDir };
+  return { name: database, database, child, port, profileDir };
 }
 
 /** The Node flags of `npm run start:prod`, so the service runs here as it runs in production. */
@@ -178,7 +212,7 @@ function toggleProfiler(service) {
 }
 
 /** Waits for the service's next profile, keeps it in bench/profiles/ and summarises it. */
-async function collectProfile(service, platform, scenario) {
+async function collectProfile(service, platform, scenario, context) {
   const file = join(service.profileDir, `${service.profiles ?? 0}.cpuprofile`);
   service.profiles = (service.profiles ?? 0) + 1;
   const deadline = Date.now() + 30_000;
@@ -186,7 +220,8 @@ async function collectProfile(service, platform, scenario) {
     if (Date.now() > deadline || service.child.exitInfo) return { error: 'no profile written' };
     await new Promise((r) => setTimeout(r, 100));
   }
-  const target = join(BENCH, 'profiles', `${platform}-${scenario.id}.cpuprofile`);
+  const tag = context.labelled ? `${platform}-${service.database}` : platform;
+  const target = join(BENCH, 'profiles', `${tag}-${scenario.id}.cpuprofile`);
   mkdirSync(dirname(target), { recursive: true });
   copyFileSync(file, target);
   return { file: relative(ROOT, target), ...summariseProfile(target) };
@@ -322,19 +357,22 @@ async function waitForQuietMachine(maxSeconds) {
 }
 
 async function measure(server, scenario, context) {
-  const { options, dataset } = context;
+  const { options, apiKey } = context;
   const waitedForQuiet = options.idleWait > 0 ? await waitForQuietMachine(options.idleWait) : 0;
   const load = {
     port: server.port,
     paths: scenario.paths,
-    headers: { key: dataset.apiKey },
+    headers: { key: apiKey },
     connections: options.connections,
   };
+  // The database server works for this service: its CPU is part of the measurement, not noise.
+  const database = server.database === 'postgres' ? context.postgres : undefined;
   const sampler = startRssSampler(server.child.pid);
   await runLoad({ ...load, durationSeconds: options.warmup });
   const profiling = Boolean(server.profileDir);
   if (profiling) toggleProfiler(server);
   const cpuBefore = cpuTimes(server.child.pid);
+  const databaseBefore = database?.cpu();
   const machineBefore = machineCpu();
   const ownBefore = process.cpuUsage();
   const wallBefore = process.hrtime.bigint();
@@ -342,6 +380,7 @@ async function measure(server, scenario, context) {
   const wall = Number(process.hrtime.bigint() - wallBefore) / 1e9;
   const own = process.cpuUsage(ownBefore);
   const cpuAfter = cpuTimes(server.child.pid);
+  const databaseAfter = database?.cpu();
   const machineAfter = machineCpu();
   if (profiling) toggleProfiler(server);
   const rss = sampler.stop();
@@ -353,6 +392,8 @@ async function measure(server, scenario, context) {
       ? undefined
       : Math.max(0, Math.round((seconds / wall) * 100));
   const known = cpuBefore && cpuAfter && machineBefore && machineAfter;
+  const databaseKnown = Boolean(databaseBefore && databaseAfter);
+  const databaseUser = databaseKnown ? databaseAfter.user - databaseBefore.user : 0;
   return {
     ...summarise(result, scenario.expect),
     peakRssMb: rss.peakMb,
@@ -360,6 +401,13 @@ async function measure(server, scenario, context) {
     // Shares of one core: ~100 means that process was the bottleneck.
     serverCpuPercent: known ? share(cpuAfter.total - cpuBefore.total) : undefined,
     loadGeneratorCpuPercent: share((own.user + own.system) / 1e6),
+    ...(database
+      ? {
+          databaseCpuPercent: databaseKnown
+            ? share(databaseAfter.total - databaseBefore.total)
+            : undefined,
+        }
+      : {}),
     // User-space CPU of every other process on the machine (a test suite, a build…): when it
     // is not near 0 the numbers of this measurement are not trustworthy.
     otherProcessesCpuPercent: known
@@ -367,7 +415,8 @@ async function measure(server, scenario, context) {
           machineAfter.user -
             machineBefore.user -
             (cpuAfter.user - cpuBefore.user) -
-            own.user / 1e6,
+            own.user / 1e6 -
+            databaseUser,
         )
       : undefined,
     stealPercent: known ? share(machineAfter.steal - machineBefore.steal) : undefined,
@@ -398,6 +447,9 @@ function combine(runs) {
     errors: sum((r) => r.errors),
     timeouts: sum((r) => r.timeouts),
     peakRssMb: Math.max(...runs.map((r) => r.peakRssMb)),
+    ...(runs[0].databaseCpuPercent !== undefined
+      ? { databaseCpuPercent: median(runs.map((r) => r.databaseCpuPercent)) }
+      : {}),
     repeats: runs,
   };
 }
@@ -408,6 +460,7 @@ function formatMeasurement(m) {
     `${m.rps.toLocaleString('en-US')} req/s, p50 ${m.latencyMs.p50} ms, p99 ${m.latencyMs.p99} ms, ` +
     `non-2xx ${m.non2xx}, errors ${m.errors + m.timeouts}, RSS ${m.peakRssMb} MB, ` +
     `CPU server ${m.serverCpuPercent ?? '?'}% / autocannon ${m.loadGeneratorCpuPercent}%` +
+    ('databaseCpuPercent' in m ? ` / PostgreSQL ${m.databaseCpuPercent ?? '?'}%` : '') +
     (m.otherProcessesCpuPercent > BUSY_MACHINE_PERCENT
       ? `  <-- other processes used ${m.otherProcessesCpuPercent}% CPU`
       : '') +
@@ -418,37 +471,112 @@ function formatMeasurement(m) {
   );
 }
 
+/** The per-database result of one platform, built from the measurements of its service. */
+function platformResult(service, scenarios, runs, captured) {
+  const results = scenarios.map((s) => {
+    const r = runs.get(s.id);
+    const svc = combine(r[service.name]);
+    const rawM = combine(r.raw);
+    const nestM = combine(r.nest);
+    return {
+      id: s.id,
+      label: s.label,
+      path: s.paths.length > 1 ? `${s.prefix}<${s.paths.length} keys>` : s.paths[0],
+      expectedStatus: s.expect,
+      extra: Boolean(s.extra),
+      responseBytes: captured.get(s.id).body.length,
+      service: svc,
+      raw: rawM,
+      nest: nestM,
+      shareOfRaw: svc.rps / rawM.rps,
+      shareOfNest: svc.rps / nestM.rps,
+    };
+  });
+  return {
+    status: 'measured',
+    peakRssMb: Math.max(...results.map((s) => s.service.peakRssMb)),
+    scenarios: results,
+  };
+}
+
+/**
+ * One platform: the service on each database of the run (all started first, so every scenario
+ * measures them one right after the other, then the baselines). Returns a result per database.
+ */
 async function benchPlatform(platform, scenarios, context) {
-  const { options, dataset, dir } = context;
-  const profileDir = options.profile ? join(dir, `profiles-${platform}`) : undefined;
-  log(`\n[${platform}] starting the service (node dist/main.js, HTTP_PLATFORM=${platform})…`);
-  let service;
-  try {
-    service = await startService(platform, context, { profileDir });
-  } catch (error) {
-    log(`[${platform}] NOT TESTABLE: ${error.message}`);
-    return { status: 'not testable', error: firstLine(error.message) };
-  }
+  const { options, dir, apiKey } = context;
+  const results = {};
+  const services = [];
   const servers = [];
   try {
-    const captured = await captureScenarios(service, scenarios, dataset.apiKey);
+    for (const database of options.databases) {
+      const label = DATABASE_LABELS[database];
+      const profileDir = options.profile
+        ? join(dir, `profiles-${platform}-${database}`)
+        : undefined;
+      log(
+        `\n[${platform}] starting the service on ${label} (node dist/main.js, HTTP_PLATFORM=${platform})…`,
+      );
+      try {
+        services.push(await startService(platform, database, context, { profileDir }));
+      } catch (error) {
+        log(`[${platform}] NOT TESTABLE on ${label}: ${error.message}`);
+        results[database] = { status: 'not testable', error: firstLine(error.message) };
+      }
+    }
+    const captured = new Map();
+    for (const service of [...services]) {
+      try {
+        captured.set(service.database, await captureScenarios(service, scenarios, apiKey));
+      } catch (error) {
+        log(`[${platform}] FAILED on ${DATABASE_LABELS[service.database]}: ${error.message}`);
+        results[service.database] = { status: 'failed', error: firstLine(error.message) };
+        services.splice(services.indexOf(service), 1);
+        await stopChild(service.child);
+      }
+    }
+    if (services.length === 0) return results;
+
+    // The baselines replay the first database's answers; the others are compared with them.
+    const reference = services[0].database;
+    const referenceCaptured = captured.get(reference);
+    const databaseDifferences = {};
+    for (const service of services.slice(1)) {
+      const found = [];
+      for (const s of scenarios) {
+        const diff = differences(
+          referenceCaptured.get(s.id),
+          captured.get(service.database).get(s.id),
+        );
+        for (const d of diff) found.push(`${s.label}: ${d}`);
+      }
+      databaseDifferences[service.database] = found;
+      const label = DATABASE_LABELS[service.database];
+      if (found.length > 0) {
+        log(
+          `[${platform}] WARNING: on ${label} the service answers differently from ${DATABASE_LABELS[reference]}:\n  ${found.join('\n  ')}`,
+        );
+      } else {
+        log(`[${platform}] ${label} and ${DATABASE_LABELS[reference]}: byte-identical answers`);
+      }
+    }
     const spec = {
       platform,
       routes: NEST_ROUTES,
-      responses: scenarios.map((s) => toReplay(s, captured.get(s.id))),
+      responses: scenarios.map((s) => toReplay(s, referenceCaptured.get(s.id))),
     };
     const specFile = join(dir, `responses-${platform}.json`);
     writeFileSync(specFile, JSON.stringify(spec, null, 1));
     for (const s of scenarios) {
-      const r = captured.get(s.id);
+      const r = referenceCaptured.get(s.id);
       log(`  ${s.label}: ${r.status}, ${r.body.length} bytes, ${r.rawHeaders.length / 2} headers`);
     }
     const raw = await startBaseline('raw', platform, specFile);
     const nest = await startBaseline('nest', platform, specFile);
     servers.push(raw, nest);
     const differencesFound = [
-      ...(await compareBaseline(raw, scenarios, captured, dataset.apiKey)),
-      ...(await compareBaseline(nest, scenarios, captured, dataset.apiKey)),
+      ...(await compareBaseline(raw, scenarios, referenceCaptured, apiKey)),
+      ...(await compareBaseline(nest, scenarios, referenceCaptured, apiKey)),
     ];
     if (differencesFound.length > 0) {
       log(
@@ -458,58 +586,67 @@ async function benchPlatform(platform, scenarios, context) {
       log(`[${platform}] baselines answer byte-identical bodies and the same headers`);
     }
 
-    const runs = new Map(scenarios.map((s) => [s.id, { service: [], raw: [], nest: [] }]));
-    const profiles = {};
+    const targets = [...services, raw, nest];
+    const runs = new Map(
+      scenarios.map((s) => [s.id, Object.fromEntries(targets.map((t) => [t.name, []]))]),
+    );
+    const profiles = Object.fromEntries(services.map((s) => [s.database, {}]));
+    const live = new Set(targets);
     for (let repeat = 0; repeat < options.repeat; repeat++) {
       for (const scenario of scenarios) {
-        for (const target of [service, raw, nest]) {
+        for (const target of targets) {
+          if (!live.has(target)) continue;
           const round = options.repeat > 1 ? ` (run ${repeat + 1}/${options.repeat})` : '';
           process.stderr.write(
-            `  [${platform}] ${scenario.id.padEnd(22)} ${target.name.padEnd(7)}${round} `,
+            `  [${platform}] ${scenario.id.padEnd(22)} ${target.name.padEnd(8)}${round} `,
           );
-          const m = await measure(target, scenario, context);
+          let m;
+          try {
+            m = await measure(target, scenario, context);
+          } catch (error) {
+            // A service that fails on one database leaves the other measurable; a baseline does not.
+            if (!target.database || services.length === 1) throw error;
+            log(`FAILED: ${error.message}`);
+            results[target.database] = { status: 'failed', error: firstLine(error.message) };
+            live.delete(target);
+            await stopChild(target.child);
+            continue;
+          }
           runs.get(scenario.id)[target.name].push(m);
           log(formatMeasurement(m));
-          if (target === service && options.profile) {
-            const summary = await collectProfile(service, platform, scenario);
-            profiles[scenario.id] = summary;
+          if (target.database && options.profile) {
+            const summary = await collectProfile(target, platform, scenario, context);
+            profiles[target.database][scenario.id] = summary;
             if (summary.areas) log(formatProfile(summary));
           }
         }
       }
     }
-    const results = scenarios.map((s) => {
-      const r = runs.get(s.id);
-      const svc = combine(r.service);
-      const rawM = combine(r.raw);
-      const nestM = combine(r.nest);
-      return {
-        id: s.id,
-        label: s.label,
-        path: s.paths.length > 1 ? `${s.prefix}<${s.paths.length} keys>` : s.paths[0],
-        expectedStatus: s.expect,
-        extra: Boolean(s.extra),
-        responseBytes: captured.get(s.id).body.length,
-        service: svc,
-        raw: rawM,
-        nest: nestM,
-        shareOfRaw: svc.rps / rawM.rps,
-        shareOfNest: svc.rps / nestM.rps,
+    for (const service of services) {
+      if (!live.has(service)) continue;
+      results[service.database] = {
+        ...platformResult(service, scenarios, runs, captured.get(service.database)),
+        baselineDifferences: differencesFound,
+        ...(service.database !== reference
+          ? {
+              databaseReference: reference,
+              databaseDifferences: databaseDifferences[service.database],
+            }
+          : {}),
+        ...(options.profile ? { profiles: profiles[service.database] } : {}),
       };
-    });
-    const serviceRuns = results.filter((s) => s.service);
-    return {
-      status: 'measured',
-      peakRssMb: Math.max(...serviceRuns.map((s) => s.service.peakRssMb)),
-      baselineDifferences: differencesFound,
-      scenarios: results,
-      ...(options.profile ? { profiles } : {}),
-    };
+    }
+    return results;
   } catch (error) {
     log(`[${platform}] FAILED: ${error.message}`);
-    return { status: 'failed', error: firstLine(error.message) };
+    for (const database of options.databases) {
+      if (results[database]?.status !== 'not testable') {
+        results[database] = { status: 'failed', error: firstLine(error.message) };
+      }
+    }
+    return results;
   } finally {
-    await Promise.all([service, ...servers].map((s) => s && stopChild(s.child)));
+    await Promise.all([...services, ...servers].map((s) => stopChild(s.child)));
   }
 }
 
@@ -534,6 +671,60 @@ function readResults(file) {
     return {};
   }
 }
+
+/**
+ * Per database, per dataset size, per platform: the last complete result (the reference of a
+ * --sessions 1000000 run). Results written before PostgreSQL existed kept SQLite's as bySessions.
+ */
+function historyOf(previous) {
+  if (previous.byDatabase) return previous.byDatabase;
+  return previous.bySessions ? { sqlite: previous.bySessions } : {};
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The build                                                                                   */
+
+/** Every file of `dir` with its size and time, to notice a build writing into it. */
+function listing(dir) {
+  if (!existsSync(dir)) return '';
+  return readdirSync(dir, { recursive: true })
+    .sort()
+    .map((name) => {
+      const stat = statSync(join(dir, name));
+      return `${name} ${stat.size} ${stat.mtimeMs}`;
+    })
+    .join('\n');
+}
+
+/**
+ * A private copy of dist/ in the run's temp dir, beside package.json (its "type") and a link to
+ * node_modules, so it runs as it does in the project. `nest build` empties dist/ first, and other
+ * people build while a run lasts: the copy keeps every service and seed of the run on the same
+ * code. Copies only a dist/ that stays unchanged around the copy.
+ */
+async function snapshotDist(dir) {
+  const source = join(ROOT, 'dist');
+  const app = join(dir, 'app');
+  for (let attempt = 1; attempt <= 10; attempt++) {
+    const before = listing(source);
+    await new Promise((r) => setTimeout(r, 1000));
+    const complete = ['main.js', 'seed.js'].every((f) => existsSync(join(source, f)));
+    if (complete && listing(source) === before) {
+      rmSync(app, { recursive: true, force: true });
+      cpSync(source, join(app, 'dist'), { recursive: true });
+      if (listing(source) === before) {
+        copyFileSync(join(ROOT, 'package.json'), join(app, 'package.json'));
+        symlinkSync(join(ROOT, 'node_modules'), join(app, 'node_modules'), 'dir');
+        return join(app, 'dist');
+      }
+    }
+    log(`dist/ is changing (another build?): waiting (${attempt}/10)…`);
+    await new Promise((r) => setTimeout(r, 5000));
+  }
+  throw new Error('dist/ kept changing or stayed incomplete: build first (npm run build)');
+}
+
+/* ------------------------------------------------------------------------------------------ */
 
 async function main() {
   let options;
@@ -579,32 +770,94 @@ async function main() {
   const dir = mkdtempSync(join(os.tmpdir(), 'gateway-bench-'));
   registerTempDir(dir);
   if (options.keep) keepTempDir(dir);
-  log(`generating the dataset in ${dir} (${options.sessions.toLocaleString('en-US')} sessions)…`);
-  const dataset = await createDataset({ root: ROOT, dir, sessions: options.sessions, log });
+  const distDir = await snapshotDist(dir);
+  const { databases } = options;
+  const apiKey = newApiKey();
+  const seedFile = writeSeedFile(dir, apiKey);
+  const seedScript = join(distDir, 'seed.js');
+  // Required in production and on PostgreSQL; the benchmark makes no callbacks, any key will do.
+  const serviceEnv = { CALLBACK_SECRET_KEY: randomBytes(32).toString('base64') };
+  const load = {
+    root: ROOT,
+    seedScript,
+    seedFile,
+    sessions: options.sessions,
+    env: serviceEnv,
+    log,
+  };
+  const datasets = {};
+  if (databases.includes('sqlite')) {
+    log(
+      `generating the SQLite dataset in ${dir} (${options.sessions.toLocaleString('en-US')} sessions)…`,
+    );
+    datasets.sqlite = await createDataset({ ...load, dir });
+  }
+  let postgres;
+  if (databases.includes('postgres')) {
+    log('starting PostgreSQL (test/support/servers.ts)…');
+    postgres = await startBenchPostgres();
+    log(
+      `PostgreSQL ${postgres.version} on ${postgres.url}; loading the same dataset ` +
+        `(${options.sessions.toLocaleString('en-US')} sessions)…`,
+    );
+    datasets.postgres = await createPostgresDataset({ ...load, url: postgres.url });
+  }
+  let redis;
+  if (options.redis) {
+    redis = await startBenchRedis();
+    log(`Redis on ${redis.url} for the rate-limit counters of every service`);
+  }
 
-  const perPlatform = scenarios.length * 3 * options.repeat * (options.warmup + options.duration);
+  const servers = databases.length + 2;
+  const perPlatform =
+    scenarios.length * servers * options.repeat * (options.warmup + options.duration);
   log(
-    `${scenarios.length} scenarios × 3 servers × ${options.warmup + options.duration} s on ` +
+    `${scenarios.length} scenarios × ${servers} servers × ${options.warmup + options.duration} s on ` +
       `${options.platforms.join(' and ')}: about ${Math.ceil((perPlatform * options.platforms.length) / 60)} min`,
   );
 
-  const context = { options, dataset, dir };
-  const platforms = {};
+  const labelled = !(databases.length === 1 && databases[0] === 'sqlite');
+  const context = {
+    options,
+    datasets,
+    apiKey,
+    serviceEnv,
+    distDir,
+    dir,
+    postgres,
+    redisUrl: redis?.url,
+    labelled,
+  };
+  const byDatabase = Object.fromEntries(
+    databases.map((db) => [db, { dataset: datasets[db].summary, platforms: {} }]),
+  );
   for (const platform of options.platforms) {
-    platforms[platform] = await benchPlatform(platform, scenarios, context);
+    const results = await benchPlatform(platform, scenarios, context);
+    for (const db of databases) byDatabase[db].platforms[platform] = results[db];
   }
 
   const require = createRequire(import.meta.url);
   const outFile = options.out ? resolve(options.out) : options.quick ? null : RESULTS_FILE;
   const previous = readResults(outFile ?? RESULTS_FILE);
+  const history = historyOf(previous);
   const run = {
     date: new Date().toISOString(),
     command: `node bench/run.mjs ${process.argv.slice(2).join(' ')}`.trim(),
     machine: machine(),
     node: process.version,
     autocannon: require('autocannon/package.json').version,
+    ...(postgres
+      ? {
+          postgres: {
+            version: postgres.version,
+            settings: postgres.settings,
+            poolSize: options.poolSize ?? 10,
+          },
+        }
+      : {}),
     options: {
       platforms: options.platforms,
+      databases,
       duration: options.duration,
       warmup: options.warmup,
       connections: options.connections,
@@ -614,46 +867,54 @@ async function main() {
       idleWait: options.idleWait,
       quick: options.quick,
       profile: options.profile,
+      redis: options.redis,
       scenarios: scenarios.map((s) => s.id),
       rateLimitPerMinute: Number(RATE_LIMIT_MAX),
     },
-    dataset: dataset.summary,
-    platforms,
+    databases: byDatabase,
     elapsedSeconds: Math.round((Date.now() - started) / 1000),
   };
-  const reference =
-    options.sessions >= TARGETS.largeDatasetSessions
-      ? previous.bySessions?.[String(TARGETS.referenceSessions)]
-      : undefined;
-  const verdicts = evaluateTargets(run, reference);
-  const comparisons = reference ? largeDatasetComparison(run, reference) : [];
+  const verdicts = [];
+  for (const db of databases) {
+    const view = { options: run.options, platforms: byDatabase[db].platforms };
+    const reference =
+      options.sessions >= TARGETS.largeDatasetSessions
+        ? history[db]?.[String(TARGETS.referenceSessions)]
+        : undefined;
+    verdicts.push(...evaluateTargets(view, reference, { database: labelled ? db : undefined }));
+    const comparisons = reference ? largeDatasetComparison(view, reference) : [];
+    if (comparisons.length) byDatabase[db].largeDataset = comparisons;
+  }
+  if (databases.includes('postgres')) verdicts.push(evaluateCrossDatabaseTarget(run));
   run.targets = verdicts;
-  if (comparisons.length) run.largeDataset = comparisons;
-  const report = formatReport(run, verdicts, comparisons);
+  const report = formatReport(run, verdicts);
   run.report = report;
 
   process.stdout.write(`\n${report}\n`);
   if (outFile) {
-    // Per dataset size, the latest complete result of each platform: the reference that a
-    // later --sessions 1000000 run compares its status lookups with.
-    const bySessions = { ...(previous.bySessions ?? {}) };
+    // Per database and dataset size, the latest complete result of each platform: the reference
+    // that a later --sessions 1000000 run compares its status lookups with.
     const complete = !options.quick && !options.profile && !options.scenarios;
+    const next = { ...history };
     if (complete) {
-      const key = String(options.sessions);
-      const entry = { ...(bySessions[key] ?? {}) };
-      for (const [platform, result] of Object.entries(platforms)) {
-        if (result.status !== 'measured') continue;
-        entry[platform] = { date: run.date, command: run.command, options: run.options, result };
+      for (const db of databases) {
+        const key = String(options.sessions);
+        const entry = { ...(next[db]?.[key] ?? {}) };
+        for (const [platform, result] of Object.entries(byDatabase[db].platforms)) {
+          if (result.status !== 'measured') continue;
+          entry[platform] = { date: run.date, command: run.command, options: run.options, result };
+        }
+        next[db] = { ...(next[db] ?? {}), [key]: entry };
       }
-      bySessions[key] = entry;
     }
-    writeFileSync(outFile, `${JSON.stringify({ latest: run, bySessions }, null, 2)}\n`);
+    writeFileSync(outFile, `${JSON.stringify({ latest: run, byDatabase: next }, null, 2)}\n`);
     log(`\nresults written to ${relative(process.cwd(), outFile) || outFile}`);
   } else {
     log('\nquick run: results not written (give --out <file> to keep them)');
   }
   if (options.keep) log(`temp dir kept: ${dir}`);
-  if (Object.values(platforms).some((p) => p.status === 'failed')) process.exitCode = 1;
+  const all = databases.flatMap((db) => Object.values(byDatabase[db].platforms));
+  if (all.some((p) => p.status === 'failed')) process.exitCode = 1;
 }
 
 try {

@@ -1,7 +1,8 @@
 /**
  * Benchmark dataset: the schema and the bench merchant come from the service's own seed script
  * (`node dist/seed.js`), the bulk rows are written straight into SQLite with the `sqlite3`
- * package, in large transactions with prepared multi-row INSERT statements.
+ * package, in large transactions with prepared multi-row INSERT statements. The rows themselves
+ * are exported, so that PostgreSQL (postgres.mjs) gets exactly the same data.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -145,13 +146,13 @@ function detailOf(index) {
 }
 
 /** The payment_session columns of session `index`, in the order of SESSION_COLUMNS. */
-function sessionRow(index) {
+export function sessionRow(index) {
   const status = statusOf(index);
   const error = status === 'FAILED' ? FAILURES[hash32(index) % FAILURES.length][0] : null;
   const response = status === 'SUCCESSFUL' ? JSON.stringify(storedPaymentResponse(index)) : null;
   return [validationKeyOf(index), BENCH_MERCHANT_ID, status, detailOf(index), error, response, 1];
 }
-const SESSION_COLUMNS = [
+export const SESSION_COLUMNS = [
   'validation_key',
   'merchant_id',
   'status',
@@ -160,6 +161,63 @@ const SESSION_COLUMNS = [
   'payment_response',
   'version',
 ];
+
+export const PAIR_COLUMNS = [
+  'currency_code',
+  'currency_name',
+  'protocol',
+  'country_code',
+  'enabled',
+];
+
+/** The 5,000 catalog pairs as rows of PAIR_COLUMNS (enabled as 0/1). */
+export function catalogRows() {
+  const pairs = [];
+  for (const [code, name, protocols] of CURRENCIES) {
+    for (const protocol of protocols) {
+      for (const country of COUNTRIES) pairs.push([code, name, protocol, country]);
+    }
+  }
+  // About 5 % disabled, spread over currencies, protocols and countries.
+  return pairs.map((pair, i) => [...pair, hash32(i + 7_000_000) % 20 === 0 ? 0 : 1]);
+}
+
+export const TRANSITION_COLUMNS = [
+  'validation_key',
+  'version',
+  'from_status',
+  'to_status',
+  'detailed_status',
+];
+
+/** The one payment_session_transition of session `index`, in the order of TRANSITION_COLUMNS. */
+export function transitionRow(index) {
+  return [validationKeyOf(index), 1, null, statusOf(index), detailOf(index)];
+}
+
+/** Sessions per status when the dataset holds `sessions` of them (evenly, in index order). */
+export function sessionsPerStatus(sessions) {
+  return Object.fromEntries(
+    STATUSES.map((s, k) => [s, Math.floor(sessions / 4) + (k < sessions % 4 ? 1 : 0)]),
+  );
+}
+
+/** A fresh API key of the bench merchant; both databases get the same one. */
+export function newApiKey() {
+  return `gw_bench_${randomBytes(24).toString('base64url')}`;
+}
+
+/** The seed file of `node dist/seed.js`: the bench merchant and its API key. */
+export function writeSeedFile(dir, apiKey) {
+  const seedFile = join(dir, 'bench-seed.json');
+  writeFileSync(
+    seedFile,
+    JSON.stringify({
+      merchants: [{ id: BENCH_MERCHANT_ID, name: 'Benchmark merchant', apiKeys: [apiKey] }],
+    }),
+  );
+  return seedFile;
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* sqlite3 promisified                                                                         */
@@ -231,26 +289,20 @@ async function bulkInsert(db, { table, columns, count, rowOf, onProgress }) {
 }
 
 /**
- * Creates the benchmark database in `dir`: migrations and the bench merchant through the
- * service's seed script, then 5,000 catalog pairs and `sessions` payment sessions.
+ * Creates the benchmark database in `dir`: migrations and the bench merchant (`seedFile`, see
+ * writeSeedFile) through the service's seed script (`env`: extra variables it needs), then 5,000
+ * catalog pairs and `sessions` payment sessions.
  */
-export async function createDataset({ root, dir, sessions, log }) {
+export async function createDataset({ root, dir, seedScript, seedFile, sessions, env = {}, log }) {
   const file = join(dir, 'bench.sqlite');
-  const apiKey = `gw_bench_${randomBytes(24).toString('base64url')}`;
-  const seedFile = join(dir, 'bench-seed.json');
-  writeFileSync(
-    seedFile,
-    JSON.stringify({
-      merchants: [{ id: BENCH_MERCHANT_ID, name: 'Benchmark merchant', apiKeys: [apiKey] }],
-    }),
-  );
   const started = Date.now();
-  await runToCompletion(process.execPath, ['dist/seed.js', seedFile], {
+  await runToCompletion(process.execPath, [seedScript, seedFile], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'warn' },
+    env: { ...process.env, ...env, DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'warn' },
     label: 'seed (migrations + bench merchant)',
     timeoutMs: 120_000,
   });
+  const seeded = Date.now();
 
   const db = await open(file);
   try {
@@ -258,23 +310,16 @@ export async function createDataset({ root, dir, sessions, log }) {
     await exec(db, 'PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY;');
     await exec(db, 'PRAGMA cache_size = -65536;');
 
-    const pairs = [];
-    for (const [code, name, protocols] of CURRENCIES) {
-      for (const protocol of protocols) {
-        for (const country of COUNTRIES) pairs.push([code, name, protocol, country]);
-      }
-    }
-    // About 5 % disabled, spread over currencies, protocols and countries.
-    const enabledOf = (i) => (hash32(i + 7_000_000) % 20 === 0 ? 0 : 1);
+    const pairs = catalogRows();
     await bulkInsert(db, {
       table: 'crypto_pair',
-      columns: ['currency_code', 'currency_name', 'protocol', 'country_code', 'enabled'],
+      columns: PAIR_COLUMNS,
       count: pairs.length,
-      rowOf: (i) => [...pairs[i], enabledOf(i)],
+      rowOf: (i) => pairs[i],
     });
     await exec(db, 'UPDATE catalog_revision SET revision = revision + 1');
 
-    const progress = new Progress({ label: 'payment sessions', total: sessions * 2 });
+    const progress = new Progress({ label: 'SQLite: payment sessions', total: sessions * 2 });
     await bulkInsert(db, {
       table: 'payment_session',
       columns: SESSION_COLUMNS,
@@ -284,9 +329,9 @@ export async function createDataset({ root, dir, sessions, log }) {
     });
     await bulkInsert(db, {
       table: 'payment_session_transition',
-      columns: ['validation_key', 'version', 'from_status', 'to_status', 'detailed_status'],
+      columns: TRANSITION_COLUMNS,
       count: sessions,
-      rowOf: (i) => [validationKeyOf(i), 1, null, statusOf(i), detailOf(i)],
+      rowOf: transitionRow,
       onProgress: (done) => progress.update(sessions + done),
     });
     progress.done();
@@ -304,20 +349,20 @@ export async function createDataset({ root, dir, sessions, log }) {
       throw new Error(`dataset check failed: ${JSON.stringify(counts)}`);
     }
     const seconds = (Date.now() - started) / 1000;
+    const seedSeconds = (seeded - started) / 1000;
     log(
-      `dataset: ${counts.pairs} pairs (${counts.enabledPairs} enabled) over ${counts.countries} countries, ` +
+      `SQLite dataset: ${counts.pairs} pairs (${counts.enabledPairs} enabled) over ${counts.countries} countries, ` +
         `${counts.sessions.toLocaleString('en')} sessions, ${counts.transitions.toLocaleString('en')} transitions ` +
-        `in ${seconds.toFixed(1)} s`,
+        `in ${seconds.toFixed(1)} s (schema + merchant ${seedSeconds.toFixed(1)} s, rows and ANALYZE ` +
+        `${(seconds - seedSeconds).toFixed(1)} s)`,
     );
     return {
-      file,
-      apiKey,
+      url: `sqlite:${file}`,
       summary: {
         ...counts,
-        sessionsPerStatus: Object.fromEntries(
-          STATUSES.map((s, k) => [s, Math.floor(sessions / 4) + (k < sessions % 4 ? 1 : 0)]),
-        ),
+        sessionsPerStatus: sessionsPerStatus(sessions),
         loadSeconds: Math.round(seconds * 10) / 10,
+        seedSeconds: Math.round(seedSeconds * 10) / 10,
       },
     };
   } finally {

@@ -3,6 +3,15 @@
 export const USAGE = `usage: npm run bench -- [options]     (or: node bench/run.mjs [options])
 
   --platform express|fastify|both   HTTP platform(s) of the service (default both)
+  --database sqlite|postgres|postgres-only
+                                    database(s) of the service (default sqlite). postgres: SQLite
+                                    and PostgreSQL side by side in the same run (each scenario on
+                                    both, one right after the other), with the PostgreSQL targets;
+                                    postgres-only: PostgreSQL alone (quicker, e.g. with --profile)
+  --pool-size <n>                   DATABASE_POOL_SIZE of the service on PostgreSQL (default: the
+                                    service's own, 10)
+  --redis                           start a Redis and give every service REDIS_URL (shared
+                                    rate-limit counters); without it no service uses Redis
   --duration <s>                    measured seconds per scenario and server (default 10, at least 10
                                     unless --quick)
   --warmup <s>                      warm-up seconds before each measurement (default 2)
@@ -26,6 +35,12 @@ export const USAGE = `usage: npm run bench -- [options]     (or: node bench/run.
 `;
 
 const PLATFORMS = ['express', 'fastify'];
+/** --database values and the databases each one measures (SQLite first: the reference). */
+const DATABASES = {
+  sqlite: ['sqlite'],
+  postgres: ['sqlite', 'postgres'],
+  'postgres-only': ['postgres'],
+};
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export class UsageError extends Error {}
@@ -54,7 +69,15 @@ function nonNegativeNumber(raw) {
 
 export function parseOptions(argv) {
   const given = {};
-  const flags = new Set(['--quick', '--profile', '--skip-build', '--keep', '--help', '-h']);
+  const flags = new Set([
+    '--quick',
+    '--profile',
+    '--skip-build',
+    '--keep',
+    '--redis',
+    '--help',
+    '-h',
+  ]);
   for (let i = 0; i < argv.length; i++) {
     let arg = argv[i];
     let value;
@@ -76,6 +99,8 @@ export function parseOptions(argv) {
   }
   const known = [
     '--platform',
+    '--database',
+    '--pool-size',
     '--duration',
     '--warmup',
     '--connections',
@@ -96,6 +121,18 @@ export function parseOptions(argv) {
   if (platform !== 'both' && !PLATFORMS.includes(platform)) {
     throw new UsageError(`--platform must be express, fastify or both (got ${platform})`);
   }
+  const database = given['--database'] ?? 'sqlite';
+  if (!Object.hasOwn(DATABASES, database)) {
+    throw new UsageError(
+      `--database must be ${Object.keys(DATABASES).join(', ')} (got ${database})`,
+    );
+  }
+  const poolSize = given['--pool-size']
+    ? positiveInteger('--pool-size', given['--pool-size'])
+    : null;
+  if (poolSize !== null && !DATABASES[database].includes('postgres')) {
+    throw new UsageError('--pool-size is for PostgreSQL: add --database postgres');
+  }
   let duration = given['--duration'] ? positiveNumber('--duration', given['--duration']) : null;
   const notes = [];
   if (duration === null) duration = quick ? 3 : 10;
@@ -110,6 +147,10 @@ export function parseOptions(argv) {
   return {
     help: Boolean(given['--help'] || given['-h']),
     platforms: platform === 'both' ? PLATFORMS : [platform],
+    database,
+    databases: DATABASES[database],
+    poolSize,
+    redis: Boolean(given['--redis']),
     duration,
     warmup: given['--warmup'] ? positiveNumber('--warmup', given['--warmup']) : quick ? 1 : 2,
     connections: given['--connections']

@@ -1,13 +1,14 @@
 /**
- * Child processes, temp files and their cleanup. Every child and temp dir the benchmark makes is
- * registered here and removed on exit, on Ctrl-C and on errors.
+ * Child processes, temp files and their cleanup. Every child, temp dir and server (PostgreSQL,
+ * Redis) the benchmark makes is registered here and removed on exit, on Ctrl-C and on errors.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 
 const children = new Set();
 const tempDirs = new Set();
+const asyncCleanups = new Set();
 let cleaningUp = false;
 
 /**
@@ -97,6 +98,16 @@ export function keepTempDir(dir) {
   tempDirs.delete(dir);
 }
 
+/**
+ * Registers a clean-up that cleanup() awaits once the children have stopped (a database server
+ * started by test/support/servers.ts, whose own exit hook covers a hard exit). Returns a function
+ * that unregisters it.
+ */
+export function registerCleanup(fn) {
+  asyncCleanups.add(fn);
+  return () => asyncCleanups.delete(fn);
+}
+
 function killAllSync() {
   for (const child of children) {
     try {
@@ -120,6 +131,8 @@ export async function cleanup() {
   if (cleaningUp) return;
   cleaningUp = true;
   await Promise.all([...children].map((child) => stopChild(child, { timeoutMs: 3000 })));
+  await Promise.allSettled([...asyncCleanups].map((fn) => fn()));
+  asyncCleanups.clear();
   killAllSync();
 }
 
@@ -267,6 +280,51 @@ export function cpuTimes(pid) {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * CPU seconds of a process tree (a PostgreSQL postmaster and its backends): the live processes,
+ * plus what the root's exited children used (cutime/cstime), so a backend that ends during a
+ * measurement still counts. Undefined without /proc.
+ */
+export function treeCpuTimes(rootPid) {
+  const parents = new Map();
+  let entries;
+  try {
+    entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
+  } catch {
+    return undefined;
+  }
+  const stats = new Map();
+  for (const entry of entries) {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      stats.set(Number(entry), fields);
+      parents.set(Number(entry), Number(fields[1]));
+    } catch {
+      // exited while we looked
+    }
+  }
+  const root = stats.get(rootPid);
+  if (!root) return undefined;
+  let user = (Number(root[11]) + Number(root[13])) / CLOCK_TICKS;
+  let system = (Number(root[12]) + Number(root[14])) / CLOCK_TICKS;
+  const inTree = new Set([rootPid]);
+  // Children have higher pids than their parents except after pid wrap-around: loop to a fixpoint.
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [pid, ppid] of parents) {
+      if (!inTree.has(pid) && inTree.has(ppid)) {
+        inTree.add(pid);
+        grew = true;
+        const fields = stats.get(pid);
+        user += Number(fields[11]) / CLOCK_TICKS;
+        system += Number(fields[12]) / CLOCK_TICKS;
+      }
+    }
+  }
+  return { user, system, total: user + system, processes: inTree.size };
 }
 
 /** Machine-wide CPU seconds from /proc/stat: user space (user + nice) and stolen by the host. */

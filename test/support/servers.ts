@@ -32,6 +32,14 @@ export interface ServerOptions {
   cleanupOnExit?: boolean;
 }
 
+export interface PostgresOptions extends ServerOptions {
+  /**
+   * Extra server settings (`-c name=value`), applied after the defaults below and on every
+   * start() of this handle, e.g. `{ shared_buffers: '256MB' }` to size a cluster like a deployment.
+   */
+  settings?: Record<string, string | number>;
+}
+
 /** What another process needs to reach and stop a running PostgreSQL (see attachPostgres). */
 export interface PostgresDetails {
   url: string;
@@ -309,8 +317,21 @@ function readPostmasterPid(dataDir: string): number | undefined {
 }
 
 const DATABASE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+const SETTING_NAME = /^[a-z][a-z0-9_.]*$/;
+// pg_ctl hands its -o string to a shell: accept only values that need no quoting.
+const SETTING_VALUE = /^[A-Za-z0-9_.:/+-]+$/;
 
-export async function startPostgres(options: ServerOptions = {}): Promise<PostgresServer> {
+function settingArguments(settings: Record<string, string | number> = {}): string[] {
+  return Object.entries(settings).map(([name, value]) => {
+    if (!SETTING_NAME.test(name) || !SETTING_VALUE.test(String(value))) {
+      throw new Error(`invalid PostgreSQL setting: ${name}=${value}`);
+    }
+    return `-c ${name}=${value}`;
+  });
+}
+
+export async function startPostgres(options: PostgresOptions = {}): Promise<PostgresServer> {
+  const extraSettings = settingArguments(options.settings);
   const binDir = findPostgresBinDir();
   const owner = await postgresOwner();
   const baseDir = await mkdtemp(path.join(os.tmpdir(), 'gateway-pg-'));
@@ -329,6 +350,7 @@ export async function startPostgres(options: ServerOptions = {}): Promise<Postgr
     { url: '', port, dataDir, baseDir, binDir, logFile },
     owner,
     options.cleanupOnExit ?? true,
+    extraSettings,
   );
   try {
     const initdb = postgresCommand(owner, path.join(binDir, 'initdb'), [
@@ -373,6 +395,7 @@ function createPostgresHandle(
   initial: PostgresDetails,
   owner: PostgresOwner | undefined,
   cleanupOnExit: boolean,
+  extraSettings: string[] = [],
 ): PostgresServer {
   const { dataDir, baseDir, binDir, logFile } = initial;
   const socketDir = path.join(baseDir, 'socket');
@@ -454,6 +477,7 @@ function createPostgresHandle(
         '-c fsync=off',
         '-c full_page_writes=off',
         '-c max_connections=200',
+        ...extraSettings,
       ].join(' ');
       try {
         await pgCtl([
