@@ -76,7 +76,9 @@ export async function createApp(
 /** Applies prefix, validation, the error filter and Swagger to an application. */
 export function setupApp(app: INestApplication, config: AppConfig): void {
   if (config.contextPath) app.setGlobalPrefix(config.contextPath);
-  app.useGlobalPipes(createValidationPipe());
+  app.useGlobalPipes(
+    createValidationPipe({ remember: !config.layersOff.has('validation-memory') }),
+  );
   app.useGlobalFilters(new ErrorsFilter(app.get(NotFoundAnswers)));
   const document = setupSwagger(app, config);
   app.get(RouteTable).load(document, config.contextPath);

@@ -24,12 +24,15 @@ export interface LimitVerdict {
 export class RateLimits {
   private readonly general: { limit: number; windowMs: number };
   private readonly notFound: { limit: number; windowMs: number };
+  /** False only while the benchmark measures the service without its limits. */
+  private readonly counting: boolean;
 
   constructor(
     private readonly store: RateLimitStore,
     @Inject(APP_CONFIG) config: AppConfig,
     @Optional() private readonly metrics?: MetricsService,
   ) {
+    this.counting = !config.layersOff.has('rate-limit');
     const limits = config.rateLimit;
     this.general = { limit: limits.generalLimit, windowMs: limits.generalWindowSeconds * 1000 };
     this.notFound = { limit: limits.notFoundLimit, windowMs: limits.notFoundWindowSeconds * 1000 };
@@ -37,6 +40,7 @@ export class RateLimits {
 
   /** Counts one request of the caller against the general limit. */
   async countRequest(tracker: string): Promise<LimitVerdict> {
+    if (!this.counting) return NOT_COUNTED;
     const { limit, windowMs } = this.general;
     const record = await this.store.increment(
       `general:${tracker}`,
@@ -57,6 +61,7 @@ export class RateLimits {
 
   /** The refusal while the caller is blocked from status lookups; undefined when it is not. */
   async statusLookupRefusal(tracker: string): Promise<ApiError | undefined> {
+    if (!this.counting) return undefined;
     const seconds = await this.store.blockedFor(this.notFoundKey(tracker), 'status-not-found');
     if (seconds <= 0) return undefined;
     this.metrics?.rateLimited('status_not_found');
@@ -65,6 +70,7 @@ export class RateLimits {
 
   /** Counts a status lookup that missed; the refusal when it goes over the limit. */
   async countMiss(tracker: string): Promise<ApiError | undefined> {
+    if (!this.counting) return undefined;
     const { limit, windowMs } = this.notFound;
     const record = await this.store.increment(
       this.notFoundKey(tracker),
@@ -82,6 +88,8 @@ export class RateLimits {
     return `status-not-found:${tracker}`;
   }
 }
+
+const NOT_COUNTED: LimitVerdict = { headers: {} };
 
 function rateLimited(seconds: number): ApiError {
   return new ApiError('RATE_LIMITED', { headers: { 'Retry-After': String(Math.max(1, seconds)) } });

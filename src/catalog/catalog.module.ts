@@ -8,14 +8,14 @@ import { CatalogRevision, CryptoPair } from './crypto-pair.entity.js';
 import { CryptoPairRepository } from './crypto-pair.repository.js';
 import { TypeOrmCryptoPairRepository } from './typeorm-crypto-pair.repository.js';
 
-/** Cached pages kept at most; each is a few KB at most (size ≤ 100). */
-const CATALOG_CACHE_ENTRIES = 5000;
+/** Memory the cached pages may take (a page of 100 pairs is about 30 KB as kept). */
+const CATALOG_CACHE_BYTES = 16 * 1024 * 1024;
 
 @Module({
   // This cache instance belongs to the catalog alone, so invalidation may clear all of it.
   imports: [
     TypeOrmModule.forFeature([CryptoPair, CatalogRevision]),
-    CacheModule.register({ stores: [boundedMemoryStore(CATALOG_CACHE_ENTRIES)] }),
+    CacheModule.register({ stores: [boundedMemoryStore(CATALOG_CACHE_BYTES)] }),
   ],
   controllers: [CatalogController],
   providers: [

@@ -13,7 +13,7 @@ const IE: CatalogQuery = { countryCode: 'IE', page: 0, size: 10 };
 function setup(ttlSeconds = '60') {
   const pairs = new InMemoryCryptoPairs();
   const transactions = new InMemoryTransactions(pairs);
-  const cache = createCache({ stores: [boundedMemoryStore(100)] });
+  const cache = createCache({ stores: [boundedMemoryStore(1024 * 1024)] });
   const config = loadConfig({ CATALOG_CACHE_TTL_SECONDS: ttlSeconds });
   const service = new CatalogService(pairs, transactions, cache, config);
   return { service, pairs, transactions };

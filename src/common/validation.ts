@@ -1,4 +1,6 @@
-import { ValidationPipe } from '@nestjs/common';
+import { type ArgumentMetadata, ValidationPipe } from '@nestjs/common';
+import type { LRUCache } from 'lru-cache';
+import { boundedCache } from './cache/bounded-cache.js';
 import { plainToInstance } from 'class-transformer';
 import { ValidationError, validate } from 'class-validator';
 import { ApiError } from './errors/api-error.js';
@@ -44,13 +46,44 @@ export const VALIDATOR_OPTIONS = {
   validationError: { target: false, value: false },
 } as const;
 
-export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+export function createValidationPipe({ remember = true } = {}): ValidationPipe {
+  return new (remember ? RememberingValidationPipe : ValidationPipe)({
     ...VALIDATOR_OPTIONS,
     transform: true,
     transformOptions: { enableImplicitConversion: false },
     exceptionFactory: (errors) => ApiError.invalidParameters(flattenValidationErrors(errors)),
   });
+}
+
+/** Memory the remembered queries of one DTO may take. */
+const REMEMBERED_QUERY_BYTES = 1024 * 1024;
+
+/**
+ * Nest's ValidationPipe that remembers the queries it accepted: clients repeat the same few query
+ * strings, and transforming and validating one costs more than the rest of a cached answer. The
+ * same query (as parsed from the same query string) gets the same validated, frozen DTO back.
+ * Refused queries are not remembered: each is judged afresh, as before.
+ */
+class RememberingValidationPipe extends ValidationPipe {
+  private readonly accepted = new Map<unknown, LRUCache<string, object>>();
+
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    const { metatype } = metadata;
+    if (metadata.type !== 'query' || !metatype || !this.toValidate(metadata)) {
+      return super.transform(value, metadata);
+    }
+    const key = JSON.stringify(value ?? null);
+    let remembered = this.accepted.get(metatype);
+    if (!remembered) {
+      remembered = boundedCache<object>({ maxBytes: REMEMBERED_QUERY_BYTES });
+      this.accepted.set(metatype, remembered);
+    }
+    const known = remembered.get(key);
+    if (known) return known;
+    const validated = (await super.transform(value, metadata)) as object;
+    remembered.set(key, Object.freeze(validated));
+    return validated;
+  }
 }
 
 /** Validates a plain object against a DTO class outside of HTTP (seed files). */

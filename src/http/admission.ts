@@ -19,12 +19,16 @@ import type { PathInfo } from './paths.js';
  */
 @Injectable()
 export class Admission {
+  private readonly checkVersion: boolean;
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly merchants: MerchantService,
     private readonly limits: RateLimits,
     private readonly operatorToken: OperatorToken,
-  ) {}
+  ) {
+    this.checkVersion = !config.layersOff.has('version');
+  }
 
   /** Undefined when the request may go on; else the refusal to answer with. */
   async refusal(
@@ -32,9 +36,11 @@ export class Admission {
     response: ServerResponse,
     path: PathInfo,
   ): Promise<ApiError | undefined> {
-    const version = headerValue(request.headers, 'api-version', 'x-api-version');
-    if (version !== undefined && version.trim() !== '1') {
-      return new ApiError('UNSUPPORTED_API_VERSION', { field: 'api-version' });
+    if (this.checkVersion) {
+      const version = headerValue(request.headers, 'api-version', 'x-api-version');
+      if (version !== undefined && version.trim() !== '1') {
+        return new ApiError('UNSUPPORTED_API_VERSION', { field: 'api-version' });
+      }
     }
     if (path.policy === 'public') return undefined;
     const address = `ip:${request.socket.remoteAddress ?? 'unknown'}`;

@@ -1,4 +1,4 @@
-import { CacheableMemory } from '@cacheable/memory';
+import { boundedCache } from '../common/cache/bounded-cache.js';
 import { Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../common/errors/api-error.js';
@@ -34,8 +34,8 @@ export type KeyState = 'active' | 'revoked' | 'unknown';
 /** How many characters of a key the operator may see: enough to tell keys apart, no more. */
 const SHOWN_KEY_CHARACTERS = 4;
 
-/** Resolved keys kept at most. */
-const API_KEY_CACHE_ENTRIES = 10_000;
+/** Memory the resolved keys may take (an entry is about 400 bytes: some 40,000 keys). */
+const API_KEY_CACHE_BYTES = 16 * 1024 * 1024;
 
 /**
  * How long a resolved key is trusted without asking the database again. Revocations reach every
@@ -50,9 +50,9 @@ const KEY_REVOKED = 'api-key-revoked';
 @Injectable()
 export class MerchantService {
   /** Resolved keys by hash: synchronous, it sits on every request's path. */
-  private readonly resolvedKeys = new CacheableMemory({
-    lruSize: API_KEY_CACHE_ENTRIES,
-    useClone: false,
+  private readonly resolvedKeys = boundedCache<ResolvedKey>({
+    maxBytes: API_KEY_CACHE_BYTES,
+    ttlMs: KEY_CACHE_TTL_MS,
   });
 
   /** Moves on with every revocation heard of: a lookup that began before one is not kept. */
@@ -80,7 +80,7 @@ export class MerchantService {
     const hash = hashApiKey(plaintext);
     const reliable = this.changes.reliable;
     if (reliable) {
-      const cached = this.resolvedKeys.get<ResolvedKey>(hash);
+      const cached = this.resolvedKeys.get(hash);
       if (cached) return cached;
     }
     const generation = this.generation;
@@ -88,7 +88,7 @@ export class MerchantService {
     if (!found) return undefined;
     const resolved = { keyId: found.keyId, merchantId: found.merchantId };
     if (reliable && generation === this.generation && this.changes.reliable) {
-      this.resolvedKeys.set(hash, resolved, KEY_CACHE_TTL_MS);
+      this.resolvedKeys.set(hash, resolved);
     }
     return resolved;
   }

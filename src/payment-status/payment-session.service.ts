@@ -1,4 +1,4 @@
-import { CacheableMemory } from '@cacheable/memory';
+import { boundedCache } from '../common/cache/bounded-cache.js';
 import { Injectable, Optional } from '@nestjs/common';
 import { CallbackOutbox } from '../callbacks/callback-outbox.js';
 import { ApiError } from '../common/errors/api-error.js';
@@ -33,8 +33,8 @@ interface FinalAnswer {
   body: string;
 }
 
-/** Final answers kept in memory at most (a SUCCESSFUL answer is about 1 KB). */
-const FINAL_ANSWER_ENTRIES = 20_000;
+/** Memory the final answers may take (a SUCCESSFUL answer is about 2 KB as kept). */
+const FINAL_ANSWER_BYTES = 32 * 1024 * 1024;
 
 /** Times a report is applied again after losing a race, before it answers 409. */
 export const MAX_REPORT_ATTEMPTS = 5;
@@ -53,10 +53,7 @@ class StaleVersion extends Error {}
 /** Payment sessions: the merchant's status lookup and the operator's state machine. */
 @Injectable()
 export class PaymentSessionService {
-  private readonly finalAnswers = new CacheableMemory({
-    lruSize: FINAL_ANSWER_ENTRIES,
-    useClone: false,
-  });
+  private readonly finalAnswers = boundedCache<FinalAnswer>({ maxBytes: FINAL_ANSWER_BYTES });
 
   constructor(
     private readonly sessions: PaymentSessionRepository,
@@ -73,7 +70,7 @@ export class PaymentSessionService {
    * afresh so it reflects the latest report.
    */
   async statusBody(validationKey: string, merchantId?: string): Promise<string | undefined> {
-    const final = this.finalAnswers.get<FinalAnswer>(validationKey);
+    const final = this.finalAnswers.get(validationKey);
     this.lookups.cacheLookup('final_status', Boolean(final));
     if (final) {
       return merchantId === undefined || final.merchantId === merchantId ? final.body : undefined;

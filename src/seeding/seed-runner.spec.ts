@@ -18,7 +18,7 @@ function setup() {
   const sessions = new InMemoryPaymentSessions();
   const outbox = new InMemoryCallbackOutbox();
   const transactions = new InMemoryTransactions(pairs, merchantStore, sessions, outbox);
-  const cache = createCache({ stores: [boundedMemoryStore(100)] });
+  const cache = createCache({ stores: [boundedMemoryStore(1024 * 1024)] });
   const catalog = new CatalogService(pairs, transactions, cache, loadConfig({}));
   const merchants = new MerchantService(merchantStore, transactions, testSecretBox());
   const sessionService = new PaymentSessionService(sessions, merchants, transactions, outbox);
