@@ -13,7 +13,7 @@ export interface PathInfo {
   /** Under the status lookup's path: a miss there is the TRANSACTION_FAILED 404. */
   statusLookup: boolean;
   /** The path as it may be logged: normalised, validation keys cut, at most 512 characters. */
-  loggable: string;
+  readonly loggable: string;
 }
 
 /** Longest URL written to a log line. */
@@ -49,10 +49,14 @@ export function classifyPath(rawUrl: string, contextPath: string): PathInfo {
     policyOf(localSegments(rawPath.split('/').filter(Boolean), prefix)),
   );
   const statusLookup = local !== undefined && startsWith(lowered(local), STATUS_SEGMENTS);
+  // Built only when a line is written: most answers are not logged at the default level.
+  let loggable: string | undefined;
   return {
     policy,
     statusLookup,
-    loggable: loggablePath(segments, rawUrl, query),
+    get loggable() {
+      return (loggable ??= loggablePath(segments, rawUrl, query));
+    },
   };
 }
 

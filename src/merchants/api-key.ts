@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /** Plaintext keys carry 32 random bytes (256 bits); seed files may bring their own, ≥ 32 characters. */
 export const API_KEY_PREFIX = 'gw_';
@@ -11,5 +11,5 @@ export function generateApiKey(): string {
 
 /** Keys are stored and looked up only by this hash. */
 export function hashApiKey(plaintext: string): string {
-  return createHash('sha256').update(plaintext, 'utf8').digest('hex');
+  return hash('sha256', plaintext, 'hex');
 }
