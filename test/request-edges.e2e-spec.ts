@@ -106,6 +106,17 @@ describe('requests at the edges (e2e)', () => {
     });
   });
 
+  it('does not read the body of a GET, on either platform', async () => {
+    const body = '{"not json';
+    const r = await rawRequest(
+      t.url,
+      `GET /api/crypto-currency-protocol-processors HTTP/1.1\r\nHost: localhost\r\nkey: ${KEY}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    expect(r.status).toBe(200);
+    expect(JSON.parse(r.body)).toHaveProperty('payload');
+  });
+
   describe('requests Node refuses before the application', () => {
     it.each([
       ['a malformed request line', 'GARBAGE\r\n\r\n', 400, 'MALFORMED_REQUEST'],

@@ -12,11 +12,24 @@ import type { PathInfo } from './paths.js';
  * classifyPath), so no API key, admin token, full validation key or personal data is written.
  */
 export function createLogger(config: AppConfig, stream?: DestinationStream): Logger {
-  return pino(
-    { level: config.logLevel, base: { pid: process.pid } },
-    stream ?? pino.destination({ dest: 1, sync: false }),
-  );
+  if (stream) return pino({ level: config.logLevel, base: { pid: process.pid } }, stream);
+  // Lines are written in blocks of 4 KB rather than one system call each (at a line per request
+  // that halves the logging's CPU), and at least every LOG_FLUSH_INTERVAL_MS when traffic is low.
+  const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_BLOCK_BYTES });
+  const logger = pino({ level: config.logLevel, base: { pid: process.pid } }, destination);
+  const flusher = setInterval(() => {
+    try {
+      destination.flush();
+    } catch {
+      clearInterval(flusher); // the destination is closed: nothing more to write
+    }
+  }, LOG_FLUSH_INTERVAL_MS).unref();
+  return logger;
 }
+
+const LOG_BLOCK_BYTES = 4096;
+/** The longest a written line waits in the block before it reaches stdout. */
+const LOG_FLUSH_INTERVAL_MS = 250;
 
 /** Writes what is buffered; the process is about to exit. */
 export function flushLogger(logger: Logger): void {
