@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the benchmark of issue 4. Builds, generates a dataset into a fresh SQLite file
+ * `npm run bench`: the service's benchmark. Builds, generates a dataset into a fresh SQLite file
  * (and, with --database postgres, the same one into a throwaway PostgreSQL), starts the production
  * build per HTTP platform and database, captures each scenario's real response, starts two
  * baselines replaying those bytes (raw node:http; bare Nest on the same platform), measures them
