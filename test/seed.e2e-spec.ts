@@ -20,6 +20,21 @@ function pair(currencyCode: string, protocol: string, countryCode: string, enabl
 
 const MERCHANT = { id: 'acme', name: 'Acme', apiKeys: ['acme-key-0123456789-0123456789-0123'] };
 
+/** A database with a final (vk_done) and a PENDING (vk_wait) session, where changes start from. */
+const BASE = {
+  merchants: [MERCHANT],
+  cryptoPairs: [pair('USDT', 'TRC20', 'IE')],
+  paymentSessions: [
+    {
+      validationKey: 'vk_done',
+      merchantId: 'acme',
+      status: 'SUCCESSFUL',
+      paymentResponse: successfulResponse(),
+    },
+    { validationKey: 'vk_wait', merchantId: 'acme', status: 'PENDING' },
+  ],
+};
+
 interface Run {
   code: number;
   out: string[];
@@ -218,21 +233,6 @@ describe('seed command (e2e)', () => {
   }
 
   describe('--dry-run runs every check of the real run, then rolls back', () => {
-    /** The database the real and the dry runs below start from. */
-    const BASE = {
-      merchants: [MERCHANT],
-      cryptoPairs: [pair('USDT', 'TRC20', 'IE')],
-      paymentSessions: [
-        {
-          validationKey: 'vk_done',
-          merchantId: 'acme',
-          status: 'SUCCESSFUL',
-          paymentResponse: successfulResponse(),
-        },
-        { validationKey: 'vk_wait', merchantId: 'acme', status: 'PENDING' },
-      ],
-    };
-
     it.each([
       [
         'names an unknown merchant',
@@ -400,19 +400,7 @@ describe('seed command (e2e)', () => {
   });
 
   it('refuses to change a final session and writes nothing else from that file', async () => {
-    const base = file({
-      merchants: [MERCHANT],
-      cryptoPairs: [pair('USDT', 'TRC20', 'IE')],
-      paymentSessions: [
-        {
-          validationKey: 'vk_done',
-          merchantId: 'acme',
-          status: 'SUCCESSFUL',
-          paymentResponse: successfulResponse(),
-        },
-        { validationKey: 'vk_wait', merchantId: 'acme', status: 'PENDING' },
-      ],
-    });
+    const base = file(BASE);
     expect((await seed([base])).code).toBe(0);
     const before = await counts();
     const rowsBefore = await sessionRows();

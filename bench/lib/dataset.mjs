@@ -289,6 +289,38 @@ async function bulkInsert(db, { table, columns, count, rowOf, onProgress }) {
 }
 
 /**
+ * The dataset's rows, the same on every database: the catalog pairs (and a new catalog revision),
+ * then `sessions` payment sessions and their transitions. `write({ table, columns, count, rowOf,
+ * onProgress })` loads one table; `run(sql)` runs one statement.
+ */
+export async function insertDatasetRows({ label, sessions, write, run }) {
+  const pairs = catalogRows();
+  await write({
+    table: 'crypto_pair',
+    columns: PAIR_COLUMNS,
+    count: pairs.length,
+    rowOf: (i) => pairs[i],
+  });
+  await run('UPDATE catalog_revision SET revision = revision + 1');
+  const progress = new Progress({ label: `${label}: payment sessions`, total: sessions * 2 });
+  await write({
+    table: 'payment_session',
+    columns: SESSION_COLUMNS,
+    count: sessions,
+    rowOf: sessionRow,
+    onProgress: (done) => progress.update(done),
+  });
+  await write({
+    table: 'payment_session_transition',
+    columns: TRANSITION_COLUMNS,
+    count: sessions,
+    rowOf: transitionRow,
+    onProgress: (done) => progress.update(sessions + done),
+  });
+  progress.done();
+}
+
+/**
  * Creates the benchmark database in `dir`: migrations and the bench merchant (`seedFile`, see
  * writeSeedFile) through the service's seed script (`env`: extra variables it needs), then 5,000
  * catalog pairs and `sessions` payment sessions.
@@ -310,31 +342,12 @@ export async function createDataset({ root, dir, seedScript, seedFile, sessions,
     await exec(db, 'PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY;');
     await exec(db, 'PRAGMA cache_size = -65536;');
 
-    const pairs = catalogRows();
-    await bulkInsert(db, {
-      table: 'crypto_pair',
-      columns: PAIR_COLUMNS,
-      count: pairs.length,
-      rowOf: (i) => pairs[i],
+    await insertDatasetRows({
+      label: 'SQLite',
+      sessions,
+      write: (spec) => bulkInsert(db, spec),
+      run: (sql) => exec(db, sql),
     });
-    await exec(db, 'UPDATE catalog_revision SET revision = revision + 1');
-
-    const progress = new Progress({ label: 'SQLite: payment sessions', total: sessions * 2 });
-    await bulkInsert(db, {
-      table: 'payment_session',
-      columns: SESSION_COLUMNS,
-      count: sessions,
-      rowOf: sessionRow,
-      onProgress: (done) => progress.update(done),
-    });
-    await bulkInsert(db, {
-      table: 'payment_session_transition',
-      columns: TRANSITION_COLUMNS,
-      count: sessions,
-      rowOf: transitionRow,
-      onProgress: (done) => progress.update(sessions + done),
-    });
-    progress.done();
     await exec(db, 'PRAGMA wal_checkpoint(TRUNCATE); ANALYZE;');
 
     const counts = await get(

@@ -9,17 +9,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { tsImport } from 'tsx/esm/api';
-import {
-  PAIR_COLUMNS,
-  SESSION_COLUMNS,
-  TRANSITION_COLUMNS,
-  catalogRows,
-  sessionRow,
-  sessionsPerStatus,
-  transitionRow,
-} from './dataset.mjs';
+import { insertDatasetRows, sessionsPerStatus } from './dataset.mjs';
 import { registerCleanup, runToCompletion, treeCpuTimes } from './processes.mjs';
-import { Progress } from './progress.mjs';
 
 /**
  * A small dedicated database server (2 cores, a few GB), not the test defaults. The throwaway
@@ -195,30 +186,12 @@ export async function createPostgresDataset({
   await client.connect();
   try {
     await client.query('BEGIN');
-    const pairs = catalogRows();
-    await copyRows(client, {
-      table: 'crypto_pair',
-      columns: PAIR_COLUMNS,
-      count: pairs.length,
-      rowOf: (i) => pairs[i],
+    await insertDatasetRows({
+      label: 'PostgreSQL',
+      sessions,
+      write: (spec) => copyRows(client, spec),
+      run: (sql) => client.query(sql),
     });
-    await client.query('UPDATE catalog_revision SET revision = revision + 1');
-    const progress = new Progress({ label: 'PostgreSQL: payment sessions', total: sessions * 2 });
-    await copyRows(client, {
-      table: 'payment_session',
-      columns: SESSION_COLUMNS,
-      count: sessions,
-      rowOf: sessionRow,
-      onProgress: (done) => progress.update(done),
-    });
-    await copyRows(client, {
-      table: 'payment_session_transition',
-      columns: TRANSITION_COLUMNS,
-      count: sessions,
-      rowOf: transitionRow,
-      onProgress: (done) => progress.update(sessions + done),
-    });
-    progress.done();
     await client.query('COMMIT');
     const loaded = Date.now();
     // VACUUM, not only ANALYZE: it sets the hint bits and the visibility map now, and leaves
