@@ -8,7 +8,12 @@ import { isDatabaseUnavailable } from '../database/dialect.js';
 import { Transactions } from '../database/transactions.js';
 import { MerchantService } from '../merchants/merchant.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { CallbackRecord, CallbackRepository } from './callback.repository.js';
+import {
+  AttemptRecord,
+  AttemptResult,
+  CallbackRecord,
+  CallbackRepository,
+} from './callback.repository.js';
 import { CallbackSender, DeliveryResult } from './callback-sender.js';
 import { CallbackService } from './callback.service.js';
 import { afterAttempt } from './retry-schedule.js';
@@ -21,6 +26,14 @@ const POLL_INTERVAL_MS = 200;
 const LEASE_MARGIN_MS = 5000;
 /** How often the callback counts by state are refreshed for the metrics. */
 const STATE_COUNT_INTERVAL_MS = 2000;
+
+/** An attempt made, waiting to be recorded. */
+interface FinishedAttempt {
+  callback: CallbackRecord;
+  attempt: AttemptRecord;
+  next: AttemptResult;
+  resolve: (recorded: boolean) => void;
+}
 
 /**
  * Delivers due callbacks from this instance. Each is claimed under a lease in a transaction
@@ -39,6 +52,8 @@ export class CallbackDispatcher implements BeforeApplicationShutdown {
   private ticking = false;
   private stopped = false;
   private lastStateCount = 0;
+  private readonly unrecorded: FinishedAttempt[] = [];
+  private recording = false;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -131,26 +146,16 @@ export class CallbackDispatcher implements BeforeApplicationShutdown {
       Date.now(),
       this.config.callbacks.retrySchedule,
     );
-    const recorded = await this.transactions
-      .run((tx) =>
-        this.callbacks.finishAttempt(
-          tx,
-          callback.id,
-          this.owner,
-          {
-            at,
-            httpStatus: result.httpStatus ?? null,
-            error: result.error ?? null,
-            durationMs: result.durationMs,
-          },
-          next,
-        ),
-      )
-      .catch((error: unknown) => {
-        // The lease expires and the attempt is made again: at least once.
-        this.logger.warn(`Attempt of ${callback.webhookId} not recorded: ${String(error)}`);
-        return false;
-      });
+    const recorded = await this.record({
+      callback,
+      attempt: {
+        at,
+        httpStatus: result.httpStatus ?? null,
+        error: result.error ?? null,
+        durationMs: result.durationMs,
+      },
+      next,
+    });
     this.metrics?.recordCallbackAttempt(result.durationMs / 1000, result.outcome);
     const line = {
       webhookId: callback.webhookId,
@@ -165,6 +170,42 @@ export class CallbackDispatcher implements BeforeApplicationShutdown {
     const message = `Callback ${callback.webhookId} ${result.outcome}${recorded ? `, now ${next.state}` : ''}`;
     if (result.outcome === 'delivered') this.logger.log({ ...line, msg: message });
     else this.logger.warn({ ...line, msg: message });
+  }
+
+  /**
+   * Records a finished attempt; resolves with false when it could not be (the lease was lost, or
+   * the database failed: the lease expires and the attempt is made again, at least once).
+   * Attempts finishing together are recorded in one transaction, the next batch gathering while
+   * one commits: on SQLite every write transaction waits its turn, so one per attempt would let a
+   * burst of callbacks queue behind each other's bookkeeping.
+   */
+  private record(finished: Omit<FinishedAttempt, 'resolve'>): Promise<boolean> {
+    return new Promise((resolve) => {
+      this.unrecorded.push({ ...finished, resolve });
+      if (!this.recording) void this.recordBatches();
+    });
+  }
+
+  private async recordBatches(): Promise<void> {
+    this.recording = true;
+    while (this.unrecorded.length > 0) {
+      const batch = this.unrecorded.splice(0);
+      const recorded = await this.transactions
+        .run((tx) =>
+          Promise.all(
+            batch.map(({ callback, attempt, next }) =>
+              this.callbacks.finishAttempt(tx, callback.id, this.owner, attempt, next),
+            ),
+          ),
+        )
+        .catch((error: unknown) => {
+          const ids = batch.map(({ callback }) => callback.webhookId).join(', ');
+          this.logger.warn(`Attempts of ${ids} not recorded: ${String(error)}`);
+          return batch.map(() => false);
+        });
+      batch.forEach(({ resolve }, i) => resolve(recorded[i]));
+    }
+    this.recording = false;
   }
 
   private async countStates(): Promise<void> {

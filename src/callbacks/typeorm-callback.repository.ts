@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
 import { claimLockClause } from '../database/dialect.js';
 import type { Tx } from '../database/transactions.js';
-import { managerOf } from '../database/typeorm-transactions.js';
+import { insertRows, managerOf } from '../database/typeorm-transactions.js';
 import {
   CALLBACK_STATES,
   Callback,
@@ -27,7 +27,7 @@ export class TypeOrmCallbackRepository extends CallbackRepository {
   }
 
   async insert(tx: Tx, callback: CallbackRecord): Promise<void> {
-    await managerOf(tx).insert(Callback, callback);
+    await insertRows(tx, Callback, callback);
   }
 
   async claimDue(
@@ -68,7 +68,7 @@ export class TypeOrmCallbackRepository extends CallbackRepository {
       { ...result, leaseOwner: null, leaseUntil: null },
     );
     if (!updated.affected) return false;
-    await manager.insert(CallbackAttempt, { callbackId: id, ...attempt });
+    await insertRows(tx, CallbackAttempt, { callbackId: id, ...attempt });
     return true;
   }
 

@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager, EntityTarget, InsertResult, ObjectLiteral } from 'typeorm';
+import {
+  DataSource,
+  EntityManager,
+  EntityTarget,
+  InsertResult,
+  ObjectLiteral,
+  QueryDeepPartialEntity,
+} from 'typeorm';
 import { DatabaseFileMonitor } from './database-file-monitor.js';
 import { isUniqueViolation, needsSerialTransactions } from './dialect.js';
 import { Transactions, Tx } from './transactions.js';
@@ -51,6 +58,25 @@ export class TypeOrmTransactions extends Transactions {
     this.file.assertPresent(); // after COMMIT: a write into a gone file is never acknowledged
     return value;
   }
+}
+
+/**
+ * Inserts rows inside the transaction without reading their generated columns back: one
+ * statement, where TypeORM's `insert` follows it with a SELECT of the defaults. For the rows of
+ * the write path whose generated values nobody reads (a transition, a callback, an attempt).
+ */
+export async function insertRows<Entity extends ObjectLiteral>(
+  tx: Tx,
+  target: EntityTarget<Entity>,
+  values: QueryDeepPartialEntity<Entity> | QueryDeepPartialEntity<Entity>[],
+): Promise<void> {
+  await managerOf(tx)
+    .createQueryBuilder()
+    .insert()
+    .into(target)
+    .values(values)
+    .updateEntity(false)
+    .execute();
 }
 
 /** Inserts a row inside the transaction; undefined when a unique constraint refuses it. */

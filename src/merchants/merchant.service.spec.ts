@@ -142,6 +142,26 @@ describe('MerchantService: merchants', () => {
   });
 });
 
+describe('MerchantService: callback secrets', () => {
+  it('reads the secrets once for a burst of callbacks, and signs with a rotated one at once', async () => {
+    const { service, merchants } = setup();
+    const { callbackSecret } = await service.createMerchant({ id: 'acme', name: 'Acme' });
+    for (let i = 0; i < 5; i++) {
+      expect(await service.signingSecrets('acme')).toEqual([callbackSecret]);
+    }
+    expect(merchants.secretLookups).toBe(1);
+    const rotated = await service.rotateCallbackSecret('acme');
+    expect(await service.signingSecrets('acme')).toEqual([rotated.callbackSecret, callbackSecret]);
+  });
+
+  it('signs with no secret for an unknown merchant, and finds one created later', async () => {
+    const { service } = setup();
+    expect(await service.signingSecrets('acme')).toEqual([]);
+    const { callbackSecret } = await service.createMerchant({ id: 'acme', name: 'Acme' });
+    expect(await service.signingSecrets('acme')).toEqual([callbackSecret]);
+  });
+});
+
 describe('MerchantService: what the operator sees', () => {
   it('lists merchants ordered by id, a page at a time, with the total', async () => {
     const { service } = setup();

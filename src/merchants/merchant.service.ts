@@ -23,6 +23,7 @@ import {
   MerchantRepository,
   PageRequest,
   ResolvedKey,
+  StoredCallbackSecrets,
 } from './merchant.repository.js';
 
 /** The merchant whose keys the sandbox quick start publishes; production refuses it. */
@@ -43,6 +44,13 @@ const API_KEY_CACHE_BYTES = 16 * 1024 * 1024;
  */
 const KEY_CACHE_TTL_MS = 10_000;
 
+/**
+ * How long a merchant's stored callback secrets are reused for signing without reading them
+ * again. Safe because a replaced secret keeps verifying for SECRET_OVERLAP_MS (a day): a callback
+ * signed from a copy a few seconds old still verifies. A rotation on this instance drops the copy.
+ */
+const SIGNING_SECRETS_TTL_MS = 5_000;
+
 /** The change-feed kind that says an API key (its hash in the payload) was revoked. */
 const KEY_REVOKED = 'api-key-revoked';
 
@@ -53,6 +61,16 @@ export class MerchantService {
   private readonly resolvedKeys = boundedCache<ResolvedKey>({
     maxBytes: API_KEY_CACHE_BYTES,
     ttlMs: KEY_CACHE_TTL_MS,
+  });
+
+  /**
+   * Stored (encrypted) callback secrets by merchant, kept briefly: a burst of callbacks to one
+   * merchant reads them once, not once per attempt (each read is a serialised transaction on
+   * SQLite).
+   */
+  private readonly signingSecretCopies = boundedCache<StoredCallbackSecrets>({
+    maxBytes: 1024 * 1024,
+    ttlMs: SIGNING_SECRETS_TTL_MS,
   });
 
   /** Moves on with every revocation heard of: a lookup that began before one is not kept. */
@@ -126,6 +144,7 @@ export class MerchantService {
   async rotateCallbackSecret(merchantId: string): Promise<CallbackSecretDto> {
     const callbackSecret = generateCallbackSecret();
     await this.transactions.run((tx) => this.replaceCallbackSecret(tx, merchantId, callbackSecret));
+    this.signingSecretCopies.delete(merchantId); // also a copy read while the rotation committed
     return { callbackSecret };
   }
 
@@ -134,9 +153,13 @@ export class MerchantService {
    * one for a day after a rotation. Empty when the merchant has none.
    */
   async signingSecrets(merchantId: string, now = Date.now()): Promise<string[]> {
-    const stored = await this.transactions.run((tx) =>
-      this.merchants.findCallbackSecrets(tx, merchantId),
-    );
+    let stored = this.signingSecretCopies.get(merchantId);
+    if (!stored) {
+      stored = await this.transactions.run((tx) =>
+        this.merchants.findCallbackSecrets(tx, merchantId),
+      );
+      if (stored) this.signingSecretCopies.set(merchantId, stored);
+    }
     if (!stored?.current) return [];
     const secrets = [this.secretBox.decrypt(stored.current)];
     const overlapping = stored.rotatedAt !== null && now - stored.rotatedAt < SECRET_OVERLAP_MS;
@@ -145,6 +168,7 @@ export class MerchantService {
   }
 
   private async replaceCallbackSecret(tx: Tx, merchantId: string, secret: string): Promise<void> {
+    this.signingSecretCopies.delete(merchantId);
     const stored = await this.merchants.findCallbackSecrets(tx, merchantId);
     if (!stored) {
       throw new ApiError('NOT_FOUND', {

@@ -1,6 +1,6 @@
 import { boundedCache } from '../common/cache/bounded-cache.js';
 import { Injectable, Optional } from '@nestjs/common';
-import { CallbackOutbox } from '../callbacks/callback-outbox.js';
+import { CallbackOutbox, type NewCallback } from '../callbacks/callback-outbox.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { Transactions, type Tx } from '../database/transactions.js';
 import { MerchantService } from '../merchants/merchant.service.js';
@@ -201,18 +201,11 @@ export class PaymentSessionService {
     previous: SessionRecord | null,
     options: ApplyOptions,
   ): Promise<void> {
-    await this.recordTransition(tx, session, previous);
-    if (!options.callbacks || !CALLBACK_STATUSES.includes(session.status)) return;
-    const url =
-      session.status === 'SUCCESSFUL' ? session.returnUrl : (session.errorUrl ?? session.returnUrl);
-    if (url === null) return;
-    await this.outbox.enqueue(tx, {
-      validationKey: session.validationKey,
-      merchantId: session.merchantId,
-      status: session.status,
-      url,
-      body: callbackBody(session.validationKey, session),
-    });
+    const transition = this.recordTransition(tx, session, previous);
+    const callback = options.callbacks ? callbackOf(session) : undefined;
+    // Two rows independent of each other: sent together, one round trip of the transaction
+    // rather than two (a serialised SQLite write waits an event-loop turn for each).
+    await Promise.all([transition, callback && this.outbox.enqueue(tx, callback)]);
   }
 
   private recordTransition(
@@ -227,4 +220,19 @@ export class PaymentSessionService {
       detailedStatus: session.detailedStatus,
     });
   }
+}
+
+/** The callback a transition into `session` causes, if any. */
+function callbackOf(session: SessionRecord): NewCallback | undefined {
+  if (!CALLBACK_STATUSES.includes(session.status)) return undefined;
+  const url =
+    session.status === 'SUCCESSFUL' ? session.returnUrl : (session.errorUrl ?? session.returnUrl);
+  if (url === null) return undefined;
+  return {
+    validationKey: session.validationKey,
+    merchantId: session.merchantId,
+    status: session.status,
+    url,
+    body: callbackBody(session.validationKey, session),
+  };
 }

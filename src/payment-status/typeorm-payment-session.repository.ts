@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { PreparedReads } from '../database/prepared-reads.js';
 import type { Tx } from '../database/transactions.js';
-import { insertUnlessDuplicate, managerOf } from '../database/typeorm-transactions.js';
+import { insertRows, insertUnlessDuplicate, managerOf } from '../database/typeorm-transactions.js';
 import { PaymentSession, PaymentSessionTransition } from './payment-session.entity.js';
 import {
   CallbackUrls,
@@ -64,7 +64,7 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
     validationKey: string,
     transition: Omit<TransitionRecord, 'at'>,
   ): Promise<void> {
-    await managerOf(tx).insert(PaymentSessionTransition, { validationKey, ...transition });
+    await insertRows(tx, PaymentSessionTransition, { validationKey, ...transition });
   }
 
   async history(validationKey: string): Promise<TransitionRecord[]> {

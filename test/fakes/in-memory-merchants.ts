@@ -28,6 +28,8 @@ export class InMemoryMerchants extends MerchantRepository implements Rollbackabl
   private state: State = { merchants: new Map(), keys: new Map(), secrets: new Map() };
   /** Hot-path key lookups made, to check what the service keeps in memory. */
   keyLookups = 0;
+  /** Reads of callback secrets made, likewise. */
+  secretLookups = 0;
   /** The time the next record is created at; advances by a second per record. */
   private clock = Date.parse('2026-01-01T00:00:00Z');
 
@@ -67,6 +69,7 @@ export class InMemoryMerchants extends MerchantRepository implements Rollbackabl
   }
 
   async findCallbackSecrets(_tx: Tx, id: string): Promise<StoredCallbackSecrets | undefined> {
+    this.secretLookups++;
     if (!this.state.merchants.has(id)) return undefined;
     return copy(this.state.secrets.get(id) ?? { current: null, previous: null, rotatedAt: null });
   }
