@@ -10,7 +10,7 @@ import {
 } from 'typeorm';
 import { DatabaseFileMonitor } from './database-file-monitor.js';
 import { isUniqueViolation, needsSerialTransactions } from './dialect.js';
-import { Transactions, Tx } from './transactions.js';
+import { RunOptions, Transactions, Tx } from './transactions.js';
 
 class TypeOrmTx implements Tx {
   readonly inTransaction = true;
@@ -31,8 +31,11 @@ export function managerOf(tx: Tx): EntityManager {
  */
 @Injectable()
 export class TypeOrmTransactions extends Transactions {
-  private tail: Promise<unknown> = Promise.resolve();
   private readonly serial: boolean;
+  /** Units waiting their turn (serial only): those run `ahead` first, each lane in order. */
+  private readonly waitingAhead: (() => void)[] = [];
+  private readonly waitingInTurn: (() => void)[] = [];
+  private busy = false;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -42,11 +45,23 @@ export class TypeOrmTransactions extends Transactions {
     this.serial = needsSerialTransactions(dataSource);
   }
 
-  run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+  run<T>(work: (tx: Tx) => Promise<T>, options: RunOptions = {}): Promise<T> {
     if (!this.serial) return this.transaction(work);
-    const result = this.tail.then(() => this.transaction(work));
-    this.tail = result.catch(() => undefined);
-    return result;
+    return new Promise<T>((resolve, reject) => {
+      const start = () => {
+        this.transaction(work)
+          .then(resolve, reject)
+          .finally(() => this.startNext());
+      };
+      (options.ahead ? this.waitingAhead : this.waitingInTurn).push(start);
+      if (!this.busy) this.startNext();
+    });
+  }
+
+  private startNext(): void {
+    const start = this.waitingAhead.shift() ?? this.waitingInTurn.shift();
+    this.busy = start !== undefined;
+    start?.();
   }
 
   private async transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {

@@ -154,6 +154,42 @@ describe('MerchantService: callback secrets', () => {
     expect(await service.signingSecrets('acme')).toEqual([rotated.callbackSecret, callbackSecret]);
   });
 
+  it('drops its copy when another instance announces a rotation, and keeps none while the feed may miss one', async () => {
+    const merchants = new InMemoryMerchants();
+    const transactions = new InMemoryTransactions(merchants);
+    const feed = new FakeChangeFeed();
+    const box = testSecretBox();
+    const service = new MerchantService(merchants, transactions, box, feed);
+    const { callbackSecret } = await service.createMerchant({ id: 'acme', name: 'Acme' });
+    expect(feed.announced).toEqual([]);
+    expect(await service.signingSecrets('acme')).toEqual([callbackSecret]);
+    // Another instance rotates: its transaction commits, then the announcement arrives.
+    const other = new MerchantService(merchants, transactions, box, new FakeChangeFeed());
+    const rotated = await other.rotateCallbackSecret('acme');
+    expect(await service.signingSecrets('acme')).toEqual([callbackSecret]); // nothing heard yet
+    feed.deliver('acme', 'callback-secret-replaced');
+    expect(await service.signingSecrets('acme')).toEqual([rotated.callbackSecret, callbackSecret]);
+    feed.reliable = false;
+    const lookups = merchants.secretLookups;
+    await service.signingSecrets('acme');
+    await service.signingSecrets('acme');
+    expect(merchants.secretLookups).toBe(lookups + 2);
+  });
+
+  it('announces a rotation with the merchant id', async () => {
+    const merchants = new InMemoryMerchants();
+    const feed = new FakeChangeFeed();
+    const service = new MerchantService(
+      merchants,
+      new InMemoryTransactions(merchants),
+      testSecretBox(),
+      feed,
+    );
+    await service.createMerchant({ id: 'acme', name: 'Acme' });
+    await service.rotateCallbackSecret('acme');
+    expect(feed.announced).toEqual(['callback-secret-replaced:acme']);
+  });
+
   it('signs with no secret for an unknown merchant, and finds one created later', async () => {
     const { service } = setup();
     expect(await service.signingSecrets('acme')).toEqual([]);
@@ -269,19 +305,19 @@ describe('MerchantService: what the operator sees', () => {
 class FakeChangeFeed extends ChangeFeed {
   reliable = true;
   readonly announced: string[] = [];
-  private readonly subscriptions: Subscription[] = [];
-  subscribe(_kind: string, subscription: Subscription): void {
-    this.subscriptions.push(subscription);
+  private readonly subscriptions: [string, Subscription][] = [];
+  subscribe(kind: string, subscription: Subscription): void {
+    this.subscriptions.push([kind, subscription]);
   }
   async announce(_tx: Tx, kind: string, payload: string): Promise<void> {
     this.announced.push(`${kind}:${payload}`);
   }
-  /** Another instance revoked the key with this hash. */
-  deliver(hash: string): void {
-    for (const s of this.subscriptions) s.onChange(hash);
+  /** Another instance announced a change: by default, it revoked the key with this hash. */
+  deliver(payload: string, kind = 'api-key-revoked'): void {
+    for (const [k, s] of this.subscriptions) if (k === kind) s.onChange(payload);
   }
   gap(): void {
-    for (const s of this.subscriptions) s.onGap();
+    for (const [, s] of this.subscriptions) s.onGap();
   }
 }
 

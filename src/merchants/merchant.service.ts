@@ -46,10 +46,14 @@ const KEY_CACHE_TTL_MS = 10_000;
 
 /**
  * How long a merchant's stored callback secrets are reused for signing without reading them
- * again. Safe because a replaced secret keeps verifying for SECRET_OVERLAP_MS (a day): a callback
- * signed from a copy a few seconds old still verifies. A rotation on this instance drops the copy.
+ * again. A rotation drops the copy at once on this instance, and on the others when the change
+ * feed announces it; this is the safety net behind it (the seed script on SQLite, which no
+ * feed carries).
  */
 const SIGNING_SECRETS_TTL_MS = 5_000;
+
+/** The change-feed kind that says a merchant's callback secret (its id in the payload) changed. */
+const CALLBACK_SECRET_REPLACED = 'callback-secret-replaced';
 
 /** The change-feed kind that says an API key (its hash in the payload) was revoked. */
 const KEY_REVOKED = 'api-key-revoked';
@@ -85,6 +89,10 @@ export class MerchantService {
     changes.subscribe(KEY_REVOKED, {
       onChange: (hash) => this.forget(hash),
       onGap: () => this.forget(),
+    });
+    changes.subscribe(CALLBACK_SECRET_REPLACED, {
+      onChange: (merchantId) => this.signingSecretCopies.delete(merchantId),
+      onGap: () => this.signingSecretCopies.clear(),
     });
   }
 
@@ -153,12 +161,17 @@ export class MerchantService {
    * one for a day after a rotation. Empty when the merchant has none.
    */
   async signingSecrets(merchantId: string, now = Date.now()): Promise<string[]> {
-    let stored = this.signingSecretCopies.get(merchantId);
+    const reliable = this.changes.reliable;
+    let stored = reliable ? this.signingSecretCopies.get(merchantId) : undefined;
     if (!stored) {
-      stored = await this.transactions.run((tx) =>
-        this.merchants.findCallbackSecrets(tx, merchantId),
+      // Read for a callback attempt: ahead of waiting writes, like the dispatcher's bookkeeping.
+      stored = await this.transactions.run(
+        (tx) => this.merchants.findCallbackSecrets(tx, merchantId),
+        { ahead: true },
       );
-      if (stored) this.signingSecretCopies.set(merchantId, stored);
+      if (stored && reliable && this.changes.reliable) {
+        this.signingSecretCopies.set(merchantId, stored);
+      }
     }
     if (!stored?.current) return [];
     const secrets = [this.secretBox.decrypt(stored.current)];
@@ -181,6 +194,7 @@ export class MerchantService {
       previous: stored.current,
       rotatedAt: Date.now(),
     });
+    await this.changes.announce(tx, CALLBACK_SECRET_REPLACED, merchantId);
   }
 
   async createKey(merchantId: string): Promise<CreatedApiKeyDto> {

@@ -23,6 +23,7 @@ export class InMemoryTransactions extends Transactions {
     this.stores = stores;
   }
 
+  /** One unit after another, in the order asked (`ahead` changes nothing here). */
   run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     const result = this.tail.then(async () => {
       const saved = this.stores.map((store) => store.snapshot());
