@@ -1,0 +1,91 @@
+/** Command-line options of bench/callbacks.mjs. */
+import { UsageError } from './options.mjs';
+
+export { UsageError };
+
+export const CALLBACKS_USAGE = `usage: npm run bench:callbacks -- [options]     (or: node bench/callbacks.mjs [options])
+
+  --platform express|fastify|both   HTTP platform(s) of the service (default both)
+  --transitions <n>                 transitions per burst (default 10000); one burst per read
+                                    scenario, each on sessions of its own
+  --concurrency <n>                 operator PUTs in flight during a burst (default 50)
+  --connections <n>                 autocannon connections of the read load (default 50)
+  --duration <s>                    measured seconds of each read scenario without a burst
+                                    (default 10; --quick 3)
+  --warmup <s>                      warm-up seconds before each measurement (default 2; --quick 1)
+  --log-level <level>               LOG_LEVEL of the service (default warn, as npm run bench)
+  --quick                           smoke run: short defaults, 500 transitions unless
+                                    --transitions is given, results not written
+  --skip-build                      do not run npm run build first
+  --keep                            keep the temp dir (database, logs, burst records)
+  --help
+`;
+
+const PLATFORMS = ['express', 'fastify'];
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function positive(name, raw, integer) {
+  const value = Number(raw);
+  if (raw === undefined || !Number.isFinite(value) || value <= 0) {
+    throw new UsageError(`${name} needs a positive number (got ${raw ?? 'nothing'})`);
+  }
+  if (integer && !Number.isInteger(value)) {
+    throw new UsageError(`${name} needs an integer (got ${raw})`);
+  }
+  return value;
+}
+
+export function parseCallbackOptions(argv) {
+  const flags = new Set(['--quick', '--skip-build', '--keep', '--help', '-h']);
+  const valued = new Set([
+    '--platform',
+    '--transitions',
+    '--concurrency',
+    '--connections',
+    '--duration',
+    '--warmup',
+    '--log-level',
+  ]);
+  const given = {};
+  for (let i = 0; i < argv.length; i++) {
+    let arg = argv[i];
+    let value;
+    const eq = arg.indexOf('=');
+    if (arg.startsWith('--') && eq > 0) {
+      value = arg.slice(eq + 1);
+      arg = arg.slice(0, eq);
+    }
+    if (flags.has(arg)) {
+      given[arg] = true;
+      continue;
+    }
+    if (!valued.has(arg)) throw new UsageError(`unknown option ${arg}`);
+    value ??= argv[++i];
+    if (value === undefined) throw new UsageError(`${arg} needs a value`);
+    given[arg] = value;
+  }
+  const quick = Boolean(given['--quick']);
+  const platform = given['--platform'] ?? 'both';
+  if (platform !== 'both' && !PLATFORMS.includes(platform)) {
+    throw new UsageError(`--platform must be express, fastify or both (got ${platform})`);
+  }
+  const logLevel = given['--log-level'] ?? 'warn';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  const get = (name, fallback, integer = true) =>
+    given[name] === undefined ? fallback : positive(name, given[name], integer);
+  return {
+    help: Boolean(given['--help'] || given['-h']),
+    platforms: platform === 'both' ? PLATFORMS : [platform],
+    transitions: get('--transitions', quick ? 500 : 10_000),
+    concurrency: get('--concurrency', 50),
+    connections: get('--connections', 50),
+    duration: get('--duration', quick ? 3 : 10, false),
+    warmup: get('--warmup', quick ? 1 : 2, false),
+    logLevel,
+    quick,
+    skipBuild: Boolean(given['--skip-build']),
+    keep: Boolean(given['--keep']),
+  };
+}
