@@ -9,19 +9,9 @@
  * Options: node bench/callbacks.mjs --help
  */
 import { createRequire } from 'node:module';
+import { machine, prepareBuild, productionNodeFlags } from './lib/build.mjs';
 import { randomBytes } from 'node:crypto';
-import {
-  copyFileSync,
-  cpSync,
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import os from 'node:os';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
@@ -37,10 +27,7 @@ import {
   freePort,
   httpGet,
   installCleanupHandlers,
-  keepTempDir,
   outputTail,
-  registerTempDir,
-  runToCompletion,
   spawnTracked,
   stopChild,
   waitForHttp,
@@ -112,45 +99,6 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /* ------------------------------------------------------------------------------------------ */
 /* Build and processes                                                                         */
 
-function listing(dir) {
-  if (!existsSync(dir)) return '';
-  return readdirSync(dir, { recursive: true })
-    .sort()
-    .map((name) => `${name} ${statSync(join(dir, name)).mtimeMs}`)
-    .join('\n');
-}
-
-/**
- * A private copy of dist/ (as bench/run.mjs makes): beside package.json (its "type") and a link
- * to node_modules, taken only while dist/ stays unchanged, so another build meanwhile changes
- * nothing in the run.
- */
-async function snapshotDist(dir) {
-  const source = join(ROOT, 'dist');
-  const app = join(dir, 'app');
-  for (let attempt = 1; attempt <= 10; attempt++) {
-    const before = listing(source);
-    const complete = ['main.js', 'seed.js'].every((f) => existsSync(join(source, f)));
-    if (complete) {
-      cpSync(source, join(app, 'dist'), { recursive: true, force: true });
-      if (listing(source) === before) {
-        copyFileSync(join(ROOT, 'package.json'), join(app, 'package.json'));
-        symlinkSync(join(ROOT, 'node_modules'), join(app, 'node_modules'), 'dir');
-        return join(app, 'dist');
-      }
-    }
-    log(`dist/ is changing (another build?): waiting (${attempt}/10)…`);
-    await sleep(5000);
-  }
-  throw new Error('dist/ kept changing or stayed incomplete: build first (npm run build)');
-}
-
-/** The Node flags of `npm run start:prod`. */
-function productionNodeFlags() {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-  return pkg.scripts['start:prod'].split(/\s+/).filter((arg) => arg.startsWith('--'));
-}
-
 async function startReceiver(context) {
   const port = await freePort();
   const child = spawnTracked(process.execPath, [RECEIVER_SCRIPT, String(port)], {
@@ -188,7 +136,7 @@ async function startService(platform, databaseFile, context) {
   });
   const child = spawnTracked(
     process.execPath,
-    [...productionNodeFlags(), join(context.distDir, 'main.js')],
+    [...productionNodeFlags(ROOT), join(context.distDir, 'main.js')],
     {
       cwd: ROOT,
       env,
@@ -489,16 +437,6 @@ async function benchPlatform(platform, scenarios, context) {
 
 /* ------------------------------------------------------------------------------------------ */
 
-function machine() {
-  const cpus = os.cpus();
-  return {
-    cpuModel: cpus[0]?.model?.trim() ?? 'unknown CPU',
-    cpus: cpus.length,
-    memoryGb: Math.round(os.totalmem() / 2 ** 30),
-    os: `${os.type()} ${os.release()} ${os.arch()}`,
-  };
-}
-
 async function main() {
   let options;
   try {
@@ -515,22 +453,13 @@ async function main() {
   }
   installCleanupHandlers(log);
   const started = Date.now();
-  if (!options.skipBuild) {
-    log('building (npm run build)…');
-    await runToCompletion('npm', ['run', 'build'], {
-      cwd: ROOT,
-      env: process.env,
-      label: 'npm run build',
-      timeoutMs: 300_000,
-    });
-  }
-  if (!existsSync(join(ROOT, 'dist', 'main.js')))
-    throw new Error('dist/main.js missing: build first');
-
-  const dir = mkdtempSync(join(os.tmpdir(), 'gateway-callbacks-'));
-  registerTempDir(dir);
-  if (options.keep) keepTempDir(dir);
-  const distDir = await snapshotDist(dir);
+  const { dir, distDir } = await prepareBuild({
+    root: ROOT,
+    skipBuild: options.skipBuild,
+    keep: options.keep,
+    prefix: 'gateway-callbacks-',
+    log,
+  });
   const { INTEGER_VARIABLES } = await import(
     pathToFileURL(join(distDir, 'config', 'app-config.js')).href
   );

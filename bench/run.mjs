@@ -7,21 +7,9 @@
  * Options: node bench/run.mjs --help
  */
 import { createRequire } from 'node:module';
+import { machine, prepareBuild, productionNodeFlags } from './lib/build.mjs';
 import { randomBytes } from 'node:crypto';
-import {
-  copyFileSync,
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import os from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
@@ -41,10 +29,7 @@ import {
   freePort,
   httpGet,
   installCleanupHandlers,
-  keepTempDir,
   machineCpu,
-  registerTempDir,
-  runToCompletion,
   spawnTracked,
   startRssSampler,
   stopChild,
@@ -179,7 +164,7 @@ async function startService(platform, database, context, { profileDir, env: extr
     env.BENCH_PROFILE_DIR = profileDir;
     args.push('--import', pathToFileURL(join(BENCH, 'lib', 'profiler-preload.mjs')).href);
   }
-  args.push(...productionNodeFlags(), join(context.distDir, 'main.js'));
+  args.push(...productionNodeFlags(ROOT), join(context.distDir, 'main.js'));
   const child = spawnTracked(process.execPath, args, {
     cwd: ROOT,
     env,
@@ -188,12 +173,6 @@ async function startService(platform, database, context, { profileDir, env: extr
   });
   await waitForHttp(child, port, '/health/ready', { timeoutMs: 60_000 });
   return { name: database, database, child, port, profileDir };
-}
-
-/** The Node flags of `npm run start:prod`, so the service runs here as it runs in production. */
-function productionNodeFlags() {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-  return pkg.scripts['start:prod'].split(/\s+/).filter((arg) => arg.startsWith('--'));
 }
 
 async function startBaseline(kind, platform, specFile) {
@@ -734,16 +713,6 @@ async function runLayers(scenarios, context) {
 
 /* ------------------------------------------------------------------------------------------ */
 
-function machine() {
-  const cpus = os.cpus();
-  return {
-    cpuModel: cpus[0]?.model?.trim() ?? 'unknown CPU',
-    cpus: cpus.length,
-    memoryGb: Math.round(os.totalmem() / 2 ** 30),
-    os: `${os.type()} ${os.release()} ${os.arch()}`,
-  };
-}
-
 function readResults(file) {
   try {
     return JSON.parse(readFileSync(file, 'utf8'));
@@ -759,49 +728,6 @@ function readResults(file) {
 function historyOf(previous) {
   if (previous.byDatabase) return previous.byDatabase;
   return previous.bySessions ? { sqlite: previous.bySessions } : {};
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* The build                                                                                   */
-
-/** Every file of `dir` with its size and time, to notice a build writing into it. */
-function listing(dir) {
-  if (!existsSync(dir)) return '';
-  return readdirSync(dir, { recursive: true })
-    .sort()
-    .map((name) => {
-      const stat = statSync(join(dir, name));
-      return `${name} ${stat.size} ${stat.mtimeMs}`;
-    })
-    .join('\n');
-}
-
-/**
- * A private copy of dist/ in the run's temp dir, beside package.json (its "type") and a link to
- * node_modules, so it runs as it does in the project. `nest build` empties dist/ first, and other
- * people build while a run lasts: the copy keeps every service and seed of the run on the same
- * code. Copies only a dist/ that stays unchanged around the copy.
- */
-async function snapshotDist(dir) {
-  const source = join(ROOT, 'dist');
-  const app = join(dir, 'app');
-  for (let attempt = 1; attempt <= 10; attempt++) {
-    const before = listing(source);
-    await new Promise((r) => setTimeout(r, 1000));
-    const complete = ['main.js', 'seed.js'].every((f) => existsSync(join(source, f)));
-    if (complete && listing(source) === before) {
-      rmSync(app, { recursive: true, force: true });
-      cpSync(source, join(app, 'dist'), { recursive: true });
-      if (listing(source) === before) {
-        copyFileSync(join(ROOT, 'package.json'), join(app, 'package.json'));
-        symlinkSync(join(ROOT, 'node_modules'), join(app, 'node_modules'), 'dir');
-        return join(app, 'dist');
-      }
-    }
-    log(`dist/ is changing (another build?): waiting (${attempt}/10)…`);
-    await new Promise((r) => setTimeout(r, 5000));
-  }
-  throw new Error('dist/ kept changing or stayed incomplete: build first (npm run build)');
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -836,22 +762,13 @@ async function main() {
   installCleanupHandlers(log);
 
   const started = Date.now();
-  if (!options.skipBuild) {
-    log('building (npm run build)…');
-    await runToCompletion('npm', ['run', 'build'], {
-      cwd: ROOT,
-      env: process.env,
-      label: 'npm run build',
-      timeoutMs: 300_000,
-    });
-  }
-  if (!existsSync(join(ROOT, 'dist', 'main.js')))
-    throw new Error('dist/main.js missing: build first');
-
-  const dir = mkdtempSync(join(os.tmpdir(), 'gateway-bench-'));
-  registerTempDir(dir);
-  if (options.keep) keepTempDir(dir);
-  const distDir = await snapshotDist(dir);
+  const { dir, distDir } = await prepareBuild({
+    root: ROOT,
+    skipBuild: options.skipBuild,
+    keep: options.keep,
+    prefix: 'gateway-bench-',
+    log,
+  });
   const { databases } = options;
   const apiKey = newApiKey();
   const seedFile = writeSeedFile(dir, apiKey);
