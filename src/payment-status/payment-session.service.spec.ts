@@ -297,6 +297,42 @@ describe('PaymentSessionService: the status lookup', () => {
     },
   );
 
+  it('shares a read between concurrent lookups of a key, but never one that started before a lookup arrived', async () => {
+    const { service, sessions } = await setup();
+    await service.report('vk_1', reportOf('PENDING'));
+    let release!: () => void;
+    sessions.readsHeld = new Promise<void>((resolve) => (release = resolve));
+    const early = service.statusBody('vk_1', MERCHANT);
+    // Committed while the early read is pending: every lookup from now on must see it.
+    await service.report('vk_1', reportOf('FAILED'));
+    const late = [service.statusBody('vk_1', MERCHANT), service.statusBody('vk_1')];
+    const otherMerchant = service.statusBody('vk_1', OTHER);
+    release();
+    const statusOf = (body: string | undefined) => JSON.parse(body!).payload[0].status;
+    expect(statusOf(await early)).toBe('PENDING');
+    for (const body of await Promise.all(late)) expect(statusOf(body)).toBe('FAILED');
+    expect(await otherMerchant).toBeUndefined();
+    // One read for the early lookup, one shared by the three that arrived while it was pending.
+    expect(sessions.reads).toBe(2);
+  });
+
+  it('reads keys independently: a pending read of one key does not hold another', async () => {
+    const { service, sessions } = await setup();
+    await service.report('vk_1', reportOf('PENDING'));
+    await service.report('vk_2', reportOf('NOT_COMPLETED'));
+    const bodies = await Promise.all([
+      service.statusBody('vk_1', MERCHANT),
+      service.statusBody('vk_2', MERCHANT),
+      service.statusBody('vk_nope', MERCHANT),
+    ]);
+    expect(bodies.map((body) => body && JSON.parse(body).payload[0].status)).toEqual([
+      'PENDING',
+      'NOT_COMPLETED',
+      undefined,
+    ]);
+    expect(sessions.reads).toBe(3);
+  });
+
   it.each(FINALS)('keeps the answer of a %s session: one read serves every lookup', async (s) => {
     const { service, sessions } = await setup();
     await service.report('vk_1', reportOf(s));

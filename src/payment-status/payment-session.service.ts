@@ -2,6 +2,7 @@ import { boundedCache } from '../common/cache/bounded-cache.js';
 import { Injectable, Optional } from '@nestjs/common';
 import { CallbackOutbox, type NewCallback } from '../callbacks/callback-outbox.js';
 import { ApiError } from '../common/errors/api-error.js';
+import { CoalescedReads } from '../database/coalesced-read.js';
 import { Transactions, type Tx } from '../database/transactions.js';
 import { MerchantService } from '../merchants/merchant.service.js';
 import { CacheLookups, UNCOUNTED_CACHE_LOOKUPS } from '../metrics/cache-lookups.js';
@@ -28,7 +29,8 @@ export interface ReportResult {
   session: SessionRecord;
 }
 
-interface FinalAnswer {
+/** A status answer as built from the stored session, and whose it is. */
+interface StatusAnswer {
   merchantId: string;
   body: string;
 }
@@ -53,7 +55,9 @@ class StaleVersion extends Error {}
 /** Payment sessions: the merchant's status lookup and the operator's state machine. */
 @Injectable()
 export class PaymentSessionService {
-  private readonly finalAnswers = boundedCache<FinalAnswer>({ maxBytes: FINAL_ANSWER_BYTES });
+  private readonly finalAnswers = boundedCache<StatusAnswer>({ maxBytes: FINAL_ANSWER_BYTES });
+  /** Concurrent lookups of one key share a read (and the answer built from it). */
+  private readonly answers = new CoalescedReads((key: string) => this.readAnswer(key));
 
   constructor(
     private readonly sessions: PaymentSessionRepository,
@@ -67,7 +71,8 @@ export class PaymentSessionService {
    * The serialised status answer, or undefined when the key is unknown, cannot exist or belongs
    * to another merchant (`merchantId` undefined: any merchant may read). SUCCESSFUL and FAILED
    * never change, so their answers are kept, serialised, once built; every other status is read
-   * afresh so it reflects the latest report.
+   * afresh so it reflects the latest report. Lookups of the same key that arrive while its read is
+   * pending share the next read: each still sees every report committed before it arrived.
    */
   async statusBody(validationKey: string, merchantId?: string): Promise<string | undefined> {
     const final = this.finalAnswers.get(validationKey);
@@ -77,15 +82,20 @@ export class PaymentSessionService {
     }
     // A key that cannot exist (too long, a control character, a slash) is a miss without a read.
     if (!isValidationKey(validationKey)) return undefined;
+    const answer = await this.answers.get(validationKey);
+    if (!answer || (merchantId !== undefined && answer.merchantId !== merchantId)) return undefined;
+    return answer.body;
+  }
+
+  private async readAnswer(validationKey: string): Promise<StatusAnswer | undefined> {
     const session = await this.sessions.find(validationKey);
-    if (!session || (merchantId !== undefined && session.merchantId !== merchantId)) {
-      return undefined;
-    }
-    const body = JSON.stringify({ payload: [buildStatusElement(validationKey, session)] });
-    if (isFinal(session.status)) {
-      this.finalAnswers.set(validationKey, { merchantId: session.merchantId, body });
-    }
-    return body;
+    if (!session) return undefined;
+    const answer = {
+      merchantId: session.merchantId,
+      body: JSON.stringify({ payload: [buildStatusElement(validationKey, session)] }),
+    };
+    if (isFinal(session.status)) this.finalAnswers.set(validationKey, answer);
+    return answer;
   }
 
   /** Creates the session or moves it to a new state, in its own transaction. */

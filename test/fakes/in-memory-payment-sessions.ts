@@ -23,10 +23,18 @@ export class InMemoryPaymentSessions extends PaymentSessionRepository implements
    */
   beforeNextWrite?: () => void;
 
+  /**
+   * While set, a hot-path read takes its data when it starts but answers only once this settles,
+   * as a slow query does: lets a test commit a report while a read is pending.
+   */
+  readsHeld?: Promise<void>;
+
   async find(validationKey: string): Promise<SessionRecord | undefined> {
     this.reads++;
     const session = this.state.sessions.get(validationKey);
-    return session && copy(session);
+    const found = session && copy(session);
+    await this.readsHeld;
+    return found;
   }
 
   async findIn(_tx: Tx, validationKey: string): Promise<SessionRecord | undefined> {
