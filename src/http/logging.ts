@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { AppConfig } from '../config/app-config.js';
+import { BlockWriter } from './log-destination.js';
 import type { PathInfo } from './paths.js';
 
 /**
@@ -13,31 +14,29 @@ import type { PathInfo } from './paths.js';
  */
 export function createLogger(config: AppConfig, stream?: DestinationStream): Logger {
   if (stream) return pino({ level: config.logLevel, base: { pid: process.pid } }, stream);
-  // Lines are written in blocks of 4 KB rather than one system call each (at a line per request
-  // that halves the logging's CPU), and at least every LOG_FLUSH_INTERVAL_MS when traffic is low.
-  const destination = pino.destination({ dest: 1, sync: false, minLength: LOG_BLOCK_BYTES });
+  // Lines are written in blocks of 16 KB rather than one system call each, and at least every
+  // LOG_FLUSH_INTERVAL_MS when traffic is low.
+  const destination = new BlockWriter(1, {
+    blockBytes: LOG_BLOCK_BYTES,
+    maxPendingBytes: LOG_MAX_PENDING_BYTES,
+  });
   const logger = pino({ level: config.logLevel, base: { pid: process.pid } }, destination);
-  const flusher = setInterval(() => {
-    try {
-      destination.flush();
-    } catch {
-      clearInterval(flusher); // the destination is closed: nothing more to write
-    }
-  }, LOG_FLUSH_INTERVAL_MS).unref();
+  setInterval(() => destination.flush(), LOG_FLUSH_INTERVAL_MS).unref();
   return logger;
 }
 
-const LOG_BLOCK_BYTES = 4096;
+const LOG_BLOCK_BYTES = 16 * 1024;
+/** Log lines kept while stdout does not take them; newer lines are dropped beyond. */
+const LOG_MAX_PENDING_BYTES = 8 * 1024 * 1024;
 /** The longest a written line waits in the block before it reaches stdout. */
 const LOG_FLUSH_INTERVAL_MS = 250;
 
 /** Writes what is buffered; the process is about to exit. */
 export function flushLogger(logger: Logger): void {
+  const stream = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as {
+    flushSync?: () => void;
+  };
   try {
-    logger.flush();
-    const stream = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as {
-      flushSync?: () => void;
-    };
     stream.flushSync?.();
   } catch {
     // a destination that cannot flush synchronously has nothing buffered
