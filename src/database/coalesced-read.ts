@@ -65,7 +65,7 @@ export class CoalescedReads<K, T> {
     return result;
   }
 
-  /** Keys with a read pending or queued (for tests and metrics). */
+  /** Keys with a read pending or queued. */
   get size(): number {
     return this.byKey.size;
   }

@@ -34,7 +34,6 @@ export class BlockWriter {
   private lines: string[] = [];
   private pendingBytes = 0;
   private writing = false;
-  private closed = false;
   /** Lines dropped because the descriptor did not keep up. */
   dropped = 0;
   private readonly fs: BlockWriterFs;
@@ -48,7 +47,6 @@ export class BlockWriter {
 
   /** pino calls this with each serialised line. */
   write(line: string): boolean {
-    if (this.closed) return false;
     // Characters, not bytes: a bound on memory, cheap to keep (a character is at most 3 bytes).
     if (this.pendingBytes + line.length > this.options.maxPendingBytes) {
       this.dropped++;
@@ -80,11 +78,6 @@ export class BlockWriter {
         attempts++;
       }
     }
-  }
-
-  /** No more lines are taken; what is gathered is still written by flushSync. */
-  end(): void {
-    this.closed = true;
   }
 
   private take(): Buffer {
