@@ -51,6 +51,7 @@ import {
   windowStats,
 } from './lib/callbacks-load.mjs';
 import { CALLBACKS_USAGE, UsageError, parseCallbackOptions } from './lib/callbacks-options.mjs';
+import { optionsOrUsage } from './lib/options.mjs';
 import { analyseBurst, formatCallbackReport, verdictsOf } from './lib/callbacks-report.mjs';
 
 const BENCH = dirname(fileURLToPath(import.meta.url));
@@ -438,19 +439,8 @@ async function benchPlatform(platform, scenarios, context) {
 /* ------------------------------------------------------------------------------------------ */
 
 async function main() {
-  let options;
-  try {
-    options = parseCallbackOptions(process.argv.slice(2));
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    log(`${error.message}\n\n${CALLBACKS_USAGE}`);
-    process.exitCode = 2;
-    return;
-  }
-  if (options.help) {
-    process.stdout.write(CALLBACKS_USAGE);
-    return;
-  }
+  const options = optionsOrUsage(parseCallbackOptions, CALLBACKS_USAGE, log);
+  if (!options) return;
   installCleanupHandlers(log);
   const started = Date.now();
   const { dir, distDir } = await prepareBuild({

@@ -21,7 +21,7 @@ import {
   writeSeedFile,
 } from './lib/dataset.mjs';
 import { runLoad, stopLoad, summarise } from './lib/loadgen.mjs';
-import { USAGE, UsageError, parseOptions } from './lib/options.mjs';
+import { USAGE, UsageError, optionsOrUsage, parseOptions } from './lib/options.mjs';
 import { createPostgresDataset, startBenchPostgres, startBenchRedis } from './lib/postgres.mjs';
 import {
   cleanup,
@@ -733,19 +733,8 @@ function historyOf(previous) {
 /* ------------------------------------------------------------------------------------------ */
 
 async function main() {
-  let options;
-  try {
-    options = parseOptions(process.argv.slice(2));
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    log(`${error.message}\n\n${USAGE}`);
-    process.exitCode = 2;
-    return;
-  }
-  if (options.help) {
-    process.stdout.write(USAGE);
-    return;
-  }
+  const options = optionsOrUsage(parseOptions, USAGE, log);
+  if (!options) return;
   if (options.sessions < 1000) throw new UsageError('--sessions needs at least 1000');
   for (const note of options.notes) log(`note: ${note}`);
   let scenarios = defineScenarios(options.sessions);

@@ -1,5 +1,5 @@
 /** Command-line options of bench/callbacks.mjs. */
-import { UsageError } from './options.mjs';
+import { UsageError, splitArgv } from './options.mjs';
 
 export { UsageError };
 
@@ -36,34 +36,18 @@ function positive(name, raw, integer) {
 }
 
 export function parseCallbackOptions(argv) {
-  const flags = new Set(['--quick', '--skip-build', '--keep', '--help', '-h']);
-  const valued = new Set([
-    '--platform',
-    '--transitions',
-    '--concurrency',
-    '--connections',
-    '--duration',
-    '--warmup',
-    '--log-level',
-  ]);
-  const given = {};
-  for (let i = 0; i < argv.length; i++) {
-    let arg = argv[i];
-    let value;
-    const eq = arg.indexOf('=');
-    if (arg.startsWith('--') && eq > 0) {
-      value = arg.slice(eq + 1);
-      arg = arg.slice(0, eq);
-    }
-    if (flags.has(arg)) {
-      given[arg] = true;
-      continue;
-    }
-    if (!valued.has(arg)) throw new UsageError(`unknown option ${arg}`);
-    value ??= argv[++i];
-    if (value === undefined) throw new UsageError(`${arg} needs a value`);
-    given[arg] = value;
-  }
+  const given = splitArgv(argv, {
+    flags: ['--quick', '--skip-build', '--keep', '--help', '-h'],
+    valued: [
+      '--platform',
+      '--transitions',
+      '--concurrency',
+      '--connections',
+      '--duration',
+      '--warmup',
+      '--log-level',
+    ],
+  });
   const quick = Boolean(given['--quick']);
   const platform = given['--platform'] ?? 'both';
   if (platform !== 'both' && !PLATFORMS.includes(platform)) {

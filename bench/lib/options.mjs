@@ -73,18 +73,12 @@ function nonNegativeNumber(raw) {
   return value;
 }
 
-export function parseOptions(argv) {
+/**
+ * The options of a command line: `{ '--flag': true, '--name': 'value' }`. Values come as
+ * `--name value` or `--name=value`; anything not in `flags` or `valued` is a usage error.
+ */
+export function splitArgv(argv, { flags, valued }) {
   const given = {};
-  const flags = new Set([
-    '--quick',
-    '--profile',
-    '--skip-build',
-    '--keep',
-    '--redis',
-    '--layers',
-    '--help',
-    '-h',
-  ]);
   for (let i = 0; i < argv.length; i++) {
     let arg = argv[i];
     let value;
@@ -93,35 +87,65 @@ export function parseOptions(argv) {
       value = arg.slice(eq + 1);
       arg = arg.slice(0, eq);
     }
-    if (flags.has(arg)) {
+    if (flags.includes(arg)) {
       given[arg] = true;
       continue;
     }
     if (!arg.startsWith('--')) throw new UsageError(`unexpected argument ${arg}`);
-    if (value === undefined) {
-      value = argv[++i];
-      if (value === undefined) throw new UsageError(`${arg} needs a value`);
-    }
+    if (!valued.includes(arg)) throw new UsageError(`unknown option ${arg}`);
+    value ??= argv[++i];
+    if (value === undefined) throw new UsageError(`${arg} needs a value`);
     given[arg] = value;
   }
-  const known = [
-    '--platform',
-    '--database',
-    '--pool-size',
-    '--duration',
-    '--warmup',
-    '--connections',
-    '--sessions',
-    '--repeat',
-    '--scenarios',
-    '--log-level',
-    '--idle-wait',
-    '--out',
-    ...flags,
-  ];
-  for (const name of Object.keys(given)) {
-    if (!known.includes(name)) throw new UsageError(`unknown option ${name}`);
+  return given;
+}
+
+/**
+ * The options of this process's command line, or undefined when the run stops here: after
+ * --help (the usage printed) or a usage error (printed with the usage, exit code 2).
+ */
+export function optionsOrUsage(parse, usage, log) {
+  let options;
+  try {
+    options = parse(process.argv.slice(2));
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    log(`${error.message}\n\n${usage}`);
+    process.exitCode = 2;
+    return undefined;
   }
+  if (!options.help) return options;
+  process.stdout.write(usage);
+  return undefined;
+}
+
+export function parseOptions(argv) {
+  const given = splitArgv(argv, {
+    flags: [
+      '--quick',
+      '--profile',
+      '--skip-build',
+      '--keep',
+      '--redis',
+      '--layers',
+      '--help',
+      '-h',
+    ],
+    valued: [
+      '--platform',
+      '--database',
+      '--pool-size',
+      '--duration',
+      '--warmup',
+      '--connections',
+      '--sessions',
+      '--repeat',
+      '--scenarios',
+      '--log-level',
+      '--idle-wait',
+      '--out',
+    ],
+  });
 
   const quick = Boolean(given['--quick']);
   const platform = given['--platform'] ?? 'both';
