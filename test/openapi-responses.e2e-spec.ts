@@ -594,11 +594,23 @@ describe('OpenAPI document against real answers (e2e)', () => {
   });
 
   it('answers readiness 503 with the envelope when the database ping fails', async () => {
-    jest
-      .spyOn(t.app.get(DataSource), 'query')
-      .mockImplementationOnce(() => Promise.reject(new Error('database down')));
-    const r = await c.call('getReadiness', 503);
-    expect(r.body.errors[0].errorCode).toBe('SERVICE_UNAVAILABLE');
+    // Only the ping fails: the callback dispatcher queries through the same data source on its
+    // own schedule, and must neither take the fault nor see one.
+    const dataSource = t.app.get(DataSource);
+    const query = dataSource.query.bind(dataSource);
+    const spy = jest
+      .spyOn(dataSource, 'query')
+      .mockImplementation((sql: string, ...rest: unknown[]) =>
+        sql === 'SELECT 1'
+          ? Promise.reject(new Error('database down'))
+          : (query as (...args: unknown[]) => Promise<unknown>)(sql, ...rest),
+      );
+    try {
+      const r = await c.call('getReadiness', 503);
+      expect(r.body.errors[0].errorCode).toBe('SERVICE_UNAVAILABLE');
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('answers 503 with Retry-After wherever the database is involved', async () => {
