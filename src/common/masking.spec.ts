@@ -29,4 +29,9 @@ describe('redactValidationKey', () => {
     expect(redactValidationKey('abcdef')).toBe('abc…');
     expect(redactValidationKey('a')).toBe('…');
   });
+
+  it('counts characters, not UTF-16 units, and never splits a surrogate pair', () => {
+    expect(redactValidationKey('ab\u{1F600}cdefghijklmn')).toBe('ab\u{1F600}cde…');
+    expect(redactValidationKey('\u{1F600}'.repeat(4))).toBe('\u{1F600}\u{1F600}…');
+  });
 });

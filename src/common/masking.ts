@@ -17,6 +17,10 @@ export function maskAccountNumber(value: string): string {
  * characters or fewer shows only its first half, so a log never holds a whole key.
  */
 export function redactValidationKey(key: string): string {
+  // Without surrogate pairs, characters and UTF-16 units are the same: no need to split.
+  if (!SURROGATE.test(key)) return `${key.slice(0, Math.min(6, Math.floor(key.length / 2)))}…`;
   const chars = Array.from(key);
   return `${chars.slice(0, Math.min(6, Math.floor(chars.length / 2))).join('')}…`;
 }
+
+const SURROGATE = /[\uD800-\uDFFF]/;

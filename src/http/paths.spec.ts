@@ -25,6 +25,14 @@ describe('classifyPath', () => {
     expect(classifyPath('/pegasus-ci/api/x', '/pegasus-ci').policy).toBe('merchant');
     expect(classifyPath('/PEGASUS-CI/admin/x', '/pegasus-ci').policy).toBe('operator');
     expect(classifyPath('/api/x', '/pegasus-ci').policy).toBe('public');
+    expect(classifyPath('/pegasus-ci/./Api/x', '/Pegasus-CI/').policy).toBe('merchant');
+    expect(classifyPath('/pegasus/api/x', '/pegasus-ci').policy).toBe('public');
+    expect(classifyPath('/api/x', '').policy).toBe('merchant');
+  });
+
+  it('sees the status lookup below CONTEXT_PATH only', () => {
+    expect(classifyPath(`/ctx/API/gateway/payment-status/${KEY}`, '/ctx').statusLookup).toBe(true);
+    expect(classifyPath(`/api/gateway/payment-status/${KEY}`, '/ctx').statusLookup).toBe(false);
   });
 
   it.each([

@@ -40,15 +40,18 @@ const KEY_PREFIXES = [
 export function classifyPath(rawUrl: string, contextPath: string): PathInfo {
   const query = rawUrl.indexOf('?');
   const rawPath = query < 0 ? rawUrl : rawUrl.slice(0, query);
-  const segments = normalisedSegments(rawPath);
-  const prefix = contextPath === '' ? [] : normalisedSegments(contextPath);
+  const spelled = rawPath.split('/').filter(Boolean);
+  // Most paths are spelled plainly (no escapes, no `.` segments): then the spelling as sent and
+  // the resolved path are the same segments, and one reading serves both.
+  const plain = !rawPath.includes('%') && !spelled.some(isDotSegment);
+  const segments = plain ? spelled : normalisedSegments(rawPath);
+  const prefix = prefixSegments(contextPath);
   const local = localSegments(segments, prefix);
   // The spelling as sent counts too: `/api/../health` is a merchant request, whatever it resolves to.
-  const policy = strictest(
-    policyOf(local),
-    policyOf(localSegments(rawPath.split('/').filter(Boolean), prefix)),
-  );
-  const statusLookup = local !== undefined && startsWith(lowered(local), STATUS_SEGMENTS);
+  const policy = plain
+    ? policyOf(local)
+    : strictest(policyOf(local), policyOf(localSegments(spelled, prefix)));
+  const statusLookup = local !== undefined && startsWithIgnoringCase(local, 0, STATUS_SEGMENTS);
   // Built only when a line is written: most answers are not logged at the default level.
   let loggable: string | undefined;
   return {
@@ -60,9 +63,24 @@ export function classifyPath(rawUrl: string, contextPath: string): PathInfo {
   };
 }
 
+const isDotSegment = (segment: string) => segment === '.' || segment === '..';
+
+let lastContextPath = '';
+let lastPrefix: string[] = [];
+
+/** CONTEXT_PATH as segments (it does not change while the process runs: read once). */
+function prefixSegments(contextPath: string): string[] {
+  if (contextPath !== lastContextPath) {
+    lastPrefix = normalisedSegments(contextPath);
+    lastContextPath = contextPath;
+  }
+  return lastPrefix;
+}
+
 /** The segments below CONTEXT_PATH, or undefined when the path is not under it. */
 function localSegments(segments: string[], prefix: string[]): string[] | undefined {
-  const under = prefix.every((s, i) => segments[i]?.toLowerCase() === s.toLowerCase());
+  if (prefix.length === 0) return segments;
+  const under = startsWithIgnoringCase(segments, 0, prefix);
   return under ? segments.slice(prefix.length) : undefined;
 }
 
@@ -77,14 +95,11 @@ function strictest(a: PathPolicy, b: PathPolicy): PathPolicy {
   return a === 'operator' || b === 'operator' ? 'operator' : 'public';
 }
 
-const lowered = (segments: string[]) => segments.map((s) => s.toLowerCase());
-
 function loggablePath(segments: string[], rawUrl: string, query: number): string {
   let shown = segments;
-  const lower = lowered(segments);
   // Wherever it stands (below CONTEXT_PATH or not), a key-bearing path loses its key.
   for (const { segments: prefix, keySegments } of KEY_PREFIXES) {
-    const at = lower.findIndex((_s, i) => startsWith(lower.slice(i), prefix));
+    const at = indexIgnoringCase(segments, prefix);
     if (at < 0 || segments.length <= at + prefix.length) continue;
     const start = at + prefix.length;
     const end = Math.min(segments.length, start + keySegments);
@@ -93,11 +108,14 @@ function loggablePath(segments: string[], rawUrl: string, query: number): string
     break;
   }
   const path = `/${shown.join('/')}${query < 0 ? '' : rawUrl.slice(query)}`;
-  const printable = path.replace(/[^\x20-\x7e…]/g, '?');
+  const printable = UNPRINTABLE.test(path) ? path.replace(UNPRINTABLE_ALL, '?') : path;
   return printable.length > MAX_LOGGED_URL
     ? `${printable.slice(0, MAX_LOGGED_URL - 1)}…`
     : printable;
 }
+
+const UNPRINTABLE = /[^\x20-\x7e…]/;
+const UNPRINTABLE_ALL = /[^\x20-\x7e…]/g;
 
 function normalisedSegments(path: string): string[] {
   const out: string[] = [];
@@ -119,6 +137,20 @@ function decodeSegment(segment: string): string {
   }
 }
 
-function startsWith(segments: string[], prefix: string[]): boolean {
-  return prefix.every((s, i) => segments[i] === s);
+/** Whether `segments` from `at` on begin with `prefix` (lower case), whatever their case. */
+function startsWithIgnoringCase(segments: string[], at: number, prefix: string[]): boolean {
+  if (segments.length - at < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) {
+    const segment = segments[at + i];
+    if (segment !== prefix[i] && segment.toLowerCase() !== prefix[i].toLowerCase()) return false;
+  }
+  return true;
+}
+
+/** Where `prefix` (lower case) first stands in `segments`, whatever their case; else -1. */
+function indexIgnoringCase(segments: string[], prefix: string[]): number {
+  for (let at = 0; at + prefix.length <= segments.length; at++) {
+    if (startsWithIgnoringCase(segments, at, prefix)) return at;
+  }
+  return -1;
 }
