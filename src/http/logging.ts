@@ -33,9 +33,7 @@ const LOG_FLUSH_INTERVAL_MS = 250;
 
 /** Writes what is buffered; the process is about to exit. */
 export function flushLogger(logger: Logger): void {
-  const stream = (logger as unknown as Record<symbol, unknown>)[pino.symbols.streamSym] as {
-    flushSync?: () => void;
-  };
+  const stream = streamOf(logger) as { flushSync?: () => void };
   try {
     stream.flushSync?.();
   } catch {
@@ -135,14 +133,43 @@ export function logCompletion(
   const status = response.statusCode;
   const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
   if (!logger.isLevelEnabled(level)) return;
-  const line: Record<string, unknown> = {
-    requestId: requestIdOf(request),
-    method: request.method,
-    url: path.loggable,
-    route: routeTemplateOf(request),
-    statusCode: status,
-    latencyMs: Math.round(latencyMs * 10) / 10,
-  };
-  if (!response.writableFinished) line.aborted = true;
-  logger[level](line, `${request.method} ${path.loggable} ${status}`);
+  const route = routeTemplateOf(request);
+  // The request id and the method need no escaping: the id is a UUID or matched
+  // REQUEST_ID_PATTERN, and Node's parser accepts only the methods it knows.
+  const method = request.method ?? '';
+  const url = JSON.stringify(path.loggable);
+  // The line pino writes for `logger[level](fields, message)`, in its field order, built here
+  // rather than by pino's generic serialiser, which took 3–4 % of a status lookup's CPU on
+  // Fastify at LOG_LEVEL=info: 0.24 µs against 0.81 µs a line (node bench/log-line.mjs). Level,
+  // time and the logger's bindings (pid) still come from the logger; the line goes to its stream.
+  const line =
+    `${linePrefix(logger, level)},"requestId":"${requestIdOf(request)}"` +
+    `,"method":"${method}","url":${url}` +
+    (route === undefined ? '' : `,"route":${routeJson(route)}`) +
+    `,"statusCode":${status},"latencyMs":${Math.round(latencyMs * 10) / 10}` +
+    (response.writableFinished ? '' : ',"aborted":true') +
+    `,"msg":"${method} ${url.slice(1, -1)} ${status}"}\n`;
+  streamOf(logger).write(line);
+}
+
+/** Route templates are few (one per route): each is escaped once. */
+const ROUTE_JSON = new Map<string, string>();
+function routeJson(route: string): string {
+  let json = ROUTE_JSON.get(route);
+  if (json === undefined) ROUTE_JSON.set(route, (json = JSON.stringify(route)));
+  return json;
+}
+
+type PinoInternals = Record<symbol, unknown>;
+
+/** `{"level":30,"time":…,"pid":…` as the logger itself starts a line at that level. */
+function linePrefix(logger: Logger, level: pino.Level): string {
+  const internals = logger as unknown as PinoInternals;
+  const levels = internals[pino.symbols.lsCacheSym] as Record<number, string>;
+  const time = internals[pino.symbols.timeSym] as () => string;
+  return `${levels[logger.levels.values[level]]}${time()}${internals[pino.symbols.chindingsSym] as string}`;
+}
+
+function streamOf(logger: Logger): DestinationStream {
+  return (logger as unknown as PinoInternals)[pino.symbols.streamSym] as DestinationStream;
 }
