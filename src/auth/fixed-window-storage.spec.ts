@@ -34,6 +34,14 @@ describe('FixedWindowStorage', () => {
     expect(await storage.blockedFor('k', 'default')).toBe(20);
   });
 
+  it('counts in memory at once: incrementNow and increment share the counter', async () => {
+    expect(storage.incrementNow('k', 60_000, 2, 30_000, 'default')).toMatchObject({ totalHits: 1 });
+    expect(await storage.increment('k', 60_000, 2, 30_000, 'default')).toMatchObject({
+      totalHits: 2,
+    });
+    expect(storage.incrementNow('k', 60_000, 2, 30_000, 'default').isBlocked).toBe(true);
+  });
+
   it('starts a new window when the old one and its block have ended', async () => {
     for (let hit = 0; hit < 5; hit++) await storage.increment('k', 60_000, 3, 60_000, 'default');
     now += 60_001;

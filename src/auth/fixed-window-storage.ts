@@ -28,6 +28,16 @@ export class FixedWindowStorage extends RateLimitStore implements OnApplicationS
     blockDuration: number,
     throttlerName: string,
   ): Promise<RateLimitRecord> {
+    return this.incrementNow(key, ttl, limit, blockDuration, throttlerName);
+  }
+
+  override incrementNow(
+    key: string,
+    ttl: number,
+    limit: number,
+    blockDuration: number,
+    throttlerName: string,
+  ): RateLimitRecord {
     const now = Date.now();
     const id = `${throttlerName}\u0000${key}`;
     let window = this.windows.get(id);

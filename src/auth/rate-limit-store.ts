@@ -23,6 +23,20 @@ export abstract class RateLimitStore implements ThrottlerStorage {
     throttlerName: string,
   ): Promise<RateLimitRecord>;
 
+  /**
+   * The counter after a hit, when the store can count without waiting (in this process's
+   * memory); undefined when the hit must go through increment().
+   */
+  incrementNow(
+    _key: string,
+    _ttlMs: number,
+    _limit: number,
+    _blockDurationMs: number,
+    _throttlerName: string,
+  ): RateLimitRecord | undefined {
+    return undefined;
+  }
+
   /** Seconds the key stays blocked, without counting a hit; 0 when it is not blocked. */
   abstract blockedFor(key: string, throttlerName: string): Promise<number>;
 }

@@ -2,7 +2,8 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { RateLimitStore } from './rate-limit-store.js';
+import { andThen, type MaybePromise } from '../common/maybe-async.js';
+import { RateLimitRecord, RateLimitStore } from './rate-limit-store.js';
 
 /** The headers a counted request answers with, and the refusal when over the limit. */
 export interface LimitVerdict {
@@ -26,6 +27,7 @@ export class RateLimits {
   private readonly notFound: { limit: number; windowMs: number };
   /** False only while the benchmark measures the service without its limits. */
   private readonly counting: boolean;
+  private readonly generalLimitText: string;
 
   constructor(
     private readonly store: RateLimitStore,
@@ -36,27 +38,21 @@ export class RateLimits {
     const limits = config.rateLimit;
     this.general = { limit: limits.generalLimit, windowMs: limits.generalWindowSeconds * 1000 };
     this.notFound = { limit: limits.notFoundLimit, windowMs: limits.notFoundWindowSeconds * 1000 };
+    this.generalLimitText = String(limits.generalLimit);
   }
 
-  /** Counts one request of the caller against the general limit. */
-  async countRequest(tracker: string): Promise<LimitVerdict> {
+  /**
+   * Counts one request of the caller against the general limit: at once when the store counts
+   * in memory, else when the shared store answers.
+   */
+  countRequest(tracker: string): MaybePromise<LimitVerdict> {
     if (!this.counting) return NOT_COUNTED;
     const { limit, windowMs } = this.general;
-    const record = await this.store.increment(
-      `general:${tracker}`,
-      windowMs,
-      limit,
-      windowMs,
-      'general',
-    );
-    const headers = {
-      'X-RateLimit-Limit': String(limit),
-      'X-RateLimit-Remaining': String(Math.max(0, limit - record.totalHits)),
-      'X-RateLimit-Reset': String(record.timeToExpire),
-    };
-    if (!record.isBlocked) return { headers };
-    this.metrics?.rateLimited('general');
-    return { headers, refusal: rateLimited(record.timeToBlockExpire) };
+    const key = `general:${tracker}`;
+    const record =
+      this.store.incrementNow(key, windowMs, limit, windowMs, 'general') ??
+      this.store.increment(key, windowMs, limit, windowMs, 'general');
+    return andThen(record, (counted) => this.generalVerdict(counted));
   }
 
   /** The refusal while the caller is blocked from status lookups; undefined when it is not. */
@@ -82,6 +78,18 @@ export class RateLimits {
     if (!record.isBlocked) return undefined;
     this.metrics?.rateLimited('status_not_found');
     return rateLimited(record.timeToBlockExpire);
+  }
+
+  private generalVerdict(record: RateLimitRecord): LimitVerdict {
+    const { limit } = this.general;
+    const headers = {
+      'X-RateLimit-Limit': this.generalLimitText,
+      'X-RateLimit-Remaining': String(Math.max(0, limit - record.totalHits)),
+      'X-RateLimit-Reset': String(record.timeToExpire),
+    };
+    if (!record.isBlocked) return { headers };
+    this.metrics?.rateLimited('general');
+    return { headers, refusal: rateLimited(record.timeToBlockExpire) };
   }
 
   private notFoundKey(tracker: string): string {

@@ -4,6 +4,7 @@ import { attachCaller } from '../auth/current-caller.decorator.js';
 import { OperatorToken } from '../auth/operator-token.js';
 import { RateLimits } from '../auth/rate-limits.js';
 import { ApiError } from '../common/errors/api-error.js';
+import { andThen, type MaybePromise } from '../common/maybe-async.js';
 import { headerValue } from '../common/http/headers.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MAX_API_KEY_LENGTH } from '../merchants/api-key.js';
@@ -30,12 +31,15 @@ export class Admission {
     this.checkVersion = !config.layersOff.has('version');
   }
 
-  /** Undefined when the request may go on; else the refusal to answer with. */
-  async refusal(
+  /**
+   * Undefined when the request may go on; else the refusal to answer with. Answered at once when
+   * the key and the counters are in memory (the usual case), else once the database or Redis has.
+   */
+  refusal(
     request: IncomingMessage,
     response: ServerResponse,
     path: PathInfo,
-  ): Promise<ApiError | undefined> {
+  ): MaybePromise<ApiError | undefined> {
     if (this.checkVersion) {
       const version = headerValue(request.headers, 'api-version', 'x-api-version');
       if (version !== undefined && version.trim() !== '1') {
@@ -48,7 +52,7 @@ export class Admission {
     if (path.policy === 'operator') {
       const refusal = this.operatorToken.refusal(headerValue(request.headers, 'authorization'));
       if (!refusal) return undefined;
-      return (await this.count(address, response)) ?? refusal;
+      return andThen(this.count(address, response), (limited) => limited ?? refusal);
     }
 
     if (this.config.authMode === 'none') {
@@ -58,19 +62,24 @@ export class Admission {
     const key = headerValue(request.headers, 'key', 'x-api-key');
     const resolved =
       key !== undefined && key.length > 0 && key.length <= MAX_API_KEY_LENGTH
-        ? await this.merchants.resolve(key)
+        ? this.merchants.resolve(key)
         : undefined;
-    const tracker = resolved ? `key:${resolved.keyId}` : address;
-    const limited = await this.count(tracker, response);
-    if (limited) return limited;
-    if (!resolved) return new ApiError('UNAUTHORIZED', { field: 'key' });
-    attachCaller(request, { merchantId: resolved.merchantId, tracker });
-    return undefined;
+    return andThen(resolved, (found) => {
+      const tracker = found ? `key:${found.keyId}` : address;
+      return andThen(this.count(tracker, response), (limited) => {
+        if (limited) return limited;
+        if (!found) return new ApiError('UNAUTHORIZED', { field: 'key' });
+        attachCaller(request, { merchantId: found.merchantId, tracker });
+        return undefined;
+      });
+    });
   }
 
-  private async count(tracker: string, response: ServerResponse): Promise<ApiError | undefined> {
-    const verdict = await this.limits.countRequest(tracker);
-    for (const [name, value] of Object.entries(verdict.headers)) response.setHeader(name, value);
-    return verdict.refusal;
+  private count(tracker: string, response: ServerResponse): MaybePromise<ApiError | undefined> {
+    return andThen(this.limits.countRequest(tracker), (verdict) => {
+      const { headers } = verdict;
+      for (const name in headers) response.setHeader(name, headers[name]);
+      return verdict.refusal;
+    });
   }
 }

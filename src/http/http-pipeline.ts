@@ -6,6 +6,7 @@ import { ApiError } from '../common/errors/api-error.js';
 import type { ErrorCode } from '../common/errors/error-catalog.js';
 import { ServiceState } from '../common/service-state.js';
 import type { AppConfig } from '../config/app-config.js';
+import type { MaybePromise } from '../common/maybe-async.js';
 import { isDatabaseUnavailable } from '../database/dialect.js';
 import { Admission } from './admission.js';
 import { ErrorAnswer, answerOf, rawAnswer, writeAnswer } from './error-answer.js';
@@ -136,7 +137,8 @@ export class HttpPipeline {
     const path = classifyPath(request.url ?? '/', this.parts.config.contextPath);
     (request as IncomingMessage & { [PATH]?: PathInfo })[PATH] = path;
     this.inFlight.add(response);
-    response.once('close', () => {
+    // 'close' comes once per response; `on` saves the wrapper `once` would allocate.
+    response.on('close', () => {
       this.inFlight.delete(response);
       const elapsed = performance.now() - started;
       logCompletion(this.parts.logger, request, response, path, elapsed);
@@ -148,11 +150,32 @@ export class HttpPipeline {
       this.refuse(request, response, databaseLost());
       return;
     }
-    this.parts.admission.refusal(request, response, path).then(
-      (refusal) =>
-        refusal ? this.refuse(request, response, refusal) : platform(request, response),
-      (error: unknown) => this.refuse(request, response, this.unexpected(error, request)),
-    );
+    let verdict: MaybePromise<ApiError | undefined>;
+    try {
+      verdict = this.parts.admission.refusal(request, response, path);
+    } catch (error) {
+      this.refuse(request, response, this.unexpected(error, request));
+      return;
+    }
+    if (verdict instanceof Promise) {
+      verdict.then(
+        (refusal) => this.admit(request, response, platform, refusal),
+        (error: unknown) => this.refuse(request, response, this.unexpected(error, request)),
+      );
+    } else {
+      this.admit(request, response, platform, verdict);
+    }
+  }
+
+  /** Hands the request to the platform, or answers the refusal admission gave. */
+  private admit(
+    request: IncomingMessage,
+    response: ServerResponse,
+    platform: Listener,
+    refusal: ApiError | undefined,
+  ): void {
+    if (refusal) this.refuse(request, response, refusal);
+    else platform(request, response);
   }
 
   /**

@@ -42,6 +42,19 @@ describe('MerchantService: keys', () => {
     expect(merchants.keyLookups).toBe(1);
   });
 
+  it('answers a kept key at once, without a promise; an unknown key after the lookup', async () => {
+    const { service } = setup();
+    await service.createMerchant({ id: 'acme', name: 'Acme' });
+    const { keyId, apiKey } = await service.createKey('acme');
+    const first = service.resolve(apiKey);
+    expect(first).toBeInstanceOf(Promise);
+    await first;
+    expect(service.resolve(apiKey)).toEqual({ keyId, merchantId: 'acme' });
+    const unknown = service.resolve(`${apiKey}x`);
+    expect(unknown).toBeInstanceOf(Promise);
+    expect(await unknown).toBeUndefined();
+  });
+
   it('does not remember a miss: a key created after a miss works at once', async () => {
     const { service, transactions, merchants } = setup();
     await service.createMerchant({ id: 'acme', name: 'Acme' });

@@ -2,6 +2,7 @@ import { boundedCache } from '../common/cache/bounded-cache.js';
 import { Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../common/errors/api-error.js';
+import type { MaybePromise } from '../common/maybe-async.js';
 import { ChangeFeed, SINGLE_PROCESS_FEED } from '../database/change-feed.js';
 import { Transactions, type Tx } from '../database/transactions.js';
 import { generateApiKey, hashApiKey } from './api-key.js';
@@ -100,15 +101,19 @@ export class MerchantService {
    * The key's merchant, or undefined for an unknown or revoked key. Known keys are kept by hash,
    * so a valid key costs no database round trip. A revocation, on this instance or another,
    * drops the entry; while revocations could be missed (the change feed is down), nothing kept is
-   * trusted and every lookup asks the database.
+   * trusted and every lookup asks the database. A kept key is answered at once, without a promise.
    */
-  async resolve(plaintext: string): Promise<ResolvedKey | undefined> {
+  resolve(plaintext: string): MaybePromise<ResolvedKey | undefined> {
     const hash = hashApiKey(plaintext);
     const reliable = this.changes.reliable;
     if (reliable) {
       const cached = this.resolvedKeys.get(hash);
       if (cached) return cached;
     }
+    return this.lookUp(hash, reliable);
+  }
+
+  private async lookUp(hash: string, reliable: boolean): Promise<ResolvedKey | undefined> {
     const generation = this.generation;
     const found = await this.merchants.findActiveKey(hash);
     if (!found) return undefined;
