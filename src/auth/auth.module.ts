@@ -5,7 +5,6 @@ import { FixedWindowStorage } from './fixed-window-storage.js';
 import { OperatorToken } from './operator-token.js';
 import { RateLimitStore } from './rate-limit-store.js';
 import { RateLimits } from './rate-limits.js';
-import { RedisRateLimitStore } from './redis-rate-limit-store.js';
 
 /** Who may call (API keys, the operator token) and how often (rate limits). */
 @Global()
@@ -15,10 +14,12 @@ import { RedisRateLimitStore } from './redis-rate-limit-store.js';
     {
       provide: RateLimitStore,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) =>
-        config.redisUrl
-          ? new RedisRateLimitStore(config.redisUrl, config.redisKeyPrefix)
-          : new FixedWindowStorage(),
+      // The Redis client and its storage are loaded only when a Redis is configured.
+      useFactory: async (config: AppConfig) => {
+        if (!config.redisUrl) return new FixedWindowStorage();
+        const { RedisRateLimitStore } = await import('./redis-rate-limit-store.js');
+        return new RedisRateLimitStore(config.redisUrl, config.redisKeyPrefix);
+      },
     },
     RateLimits,
     OperatorToken,

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { isIP } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 import type { CallbacksConfig } from '../config/app-config.js';
 import { allowedAddressLookup, isForbiddenAddress } from './address-guard.js';
 import type { CallbackRecord } from './callback.repository.js';
@@ -26,7 +26,11 @@ export interface DeliveryResult {
  */
 export class CallbackSender {
   private readonly logger = new Logger('Callbacks');
-  private readonly agent: Agent;
+  /**
+   * undici's agent, loaded with the first callback: an instance that sends none does not keep
+   * undici's 1 MB of sources and code in its heap.
+   */
+  private client?: Promise<{ agent: Agent; request: typeof import('undici').request }>;
   private readonly guarded: boolean;
 
   constructor(
@@ -34,14 +38,20 @@ export class CallbackSender {
     private readonly production: boolean,
   ) {
     this.guarded = production && !config.allowPrivateNetworks;
-    this.agent = new Agent({
-      headersTimeout: config.timeoutMs,
-      bodyTimeout: config.timeoutMs,
-      connect: {
-        timeout: config.timeoutMs,
-        ...(this.guarded ? { lookup: allowedAddressLookup } : {}),
-      },
-    });
+  }
+
+  private undici() {
+    return (this.client ??= import('undici').then(({ Agent, request }) => ({
+      request,
+      agent: new Agent({
+        headersTimeout: this.config.timeoutMs,
+        bodyTimeout: this.config.timeoutMs,
+        connect: {
+          timeout: this.config.timeoutMs,
+          ...(this.guarded ? { lookup: allowedAddressLookup } : {}),
+        },
+      }),
+    })));
   }
 
   /** Why this URL may not receive callbacks here, or undefined. */
@@ -64,9 +74,10 @@ export class CallbackSender {
       .map((secret) => new Webhook(secret).sign(callback.webhookId, now, callback.body))
       .join(' ');
     try {
+      const { agent, request } = await this.undici();
       const response = await request(callback.url, {
         method: 'POST',
-        dispatcher: this.agent,
+        dispatcher: agent,
         signal: AbortSignal.timeout(this.config.timeoutMs),
         headers: {
           'content-type': 'application/json',
@@ -91,7 +102,9 @@ export class CallbackSender {
   }
 
   async close(): Promise<void> {
-    await this.agent.close().catch((error: unknown) => this.logger.warn(String(error)));
+    if (!this.client) return;
+    const { agent } = await this.client;
+    await agent.close().catch((error: unknown) => this.logger.warn(String(error)));
   }
 
   private refusal(url: string, secrets: string[]): string | undefined {

@@ -1,6 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import pg from 'pg';
+import type pg from 'pg';
 import { DataSource } from 'typeorm';
 import { kindOf } from './dialect.js';
 import type { Tx } from './transactions.js';
@@ -84,7 +84,10 @@ export class DataSourceChangeFeed
 
   private async listen(): Promise<void> {
     const options = this.dataSource.options as { url?: string };
-    const client = new pg.Client({ connectionString: options.url, connectionTimeoutMillis: 1500 });
+    // Loaded here, on PostgreSQL only: a SQLite instance keeps no pg modules in its heap.
+    const { Client } = (await import('pg')).default;
+    if (this.stopped) return;
+    const client = new Client({ connectionString: options.url, connectionTimeoutMillis: 1500 });
     this.client = client;
     const lost = (reason: string) => {
       if (this.client !== client) return;
