@@ -9,12 +9,13 @@
  * Options: node bench/callbacks.mjs --help
  */
 import { createRequire } from 'node:module';
-import { machine, prepareBuild, productionNodeFlags } from './lib/build.mjs';
+import { BENCH, ROOT, machine, prepareBuild, productionNodeFlags } from './lib/build.mjs';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import {
+  STATUS_PREFIX,
   createDataset,
   indexWithStatus,
   newApiKey,
@@ -54,12 +55,9 @@ import { CALLBACKS_USAGE, UsageError, parseCallbackOptions } from './lib/callbac
 import { optionsOrUsage } from './lib/options.mjs';
 import { analyseBurst, formatCallbackReport, verdictsOf } from './lib/callbacks-report.mjs';
 
-const BENCH = dirname(fileURLToPath(import.meta.url));
-const ROOT = resolve(BENCH, '..');
 const RESULTS_FILE = join(BENCH, 'callbacks.json');
 const RECEIVER_SCRIPT = join(BENCH, 'lib', 'callbacks-receiver.mjs');
 const BURST_SCRIPT = join(BENCH, 'lib', 'callbacks-burst.mjs');
-const STATUS_PREFIX = '/api/gateway/payment-status/';
 const CATALOG_PATH = '/api/crypto-currency-protocol-processors';
 /** Transitions of the burst that warms each service up before anything is measured. */
 const WARMUP_TRANSITIONS = 200;

@@ -7,10 +7,10 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import pino from 'pino';
+import { ROOT } from './lib/build.mjs';
 
-const ROOT = join(fileURLToPath(import.meta.url), '..', '..');
 const dist = (file) => pathToFileURL(join(ROOT, 'dist', file)).href;
 if (!existsSync(join(ROOT, 'dist', 'http', 'logging.js'))) {
   console.error('dist/ is missing: run npm run build first');

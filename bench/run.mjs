@@ -7,13 +7,14 @@
  * Options: node bench/run.mjs --help
  */
 import { createRequire } from 'node:module';
-import { machine, prepareBuild, productionNodeFlags } from './lib/build.mjs';
+import { BENCH, ROOT, machine, prepareBuild, productionNodeFlags } from './lib/build.mjs';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import {
   FILTER_COUNTRY,
+  STATUS_PREFIX,
   createDataset,
   indexWithStatus,
   newApiKey,
@@ -48,10 +49,7 @@ import {
   largeDatasetComparison,
 } from './lib/report.mjs';
 
-const BENCH = dirname(fileURLToPath(import.meta.url));
-const ROOT = resolve(BENCH, '..');
 const RESULTS_FILE = join(BENCH, 'results.json');
-const STATUS_PREFIX = '/api/gateway/payment-status/';
 const CATALOG_PATH = '/api/crypto-currency-protocol-processors';
 /** Route patterns of the bare Nest baseline: the service's own two routes. */
 const NEST_ROUTES = [

@@ -14,8 +14,13 @@ import {
   symlinkSync,
 } from 'node:fs';
 import os from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { keepTempDir, registerTempDir, runToCompletion } from './processes.mjs';
+
+/** bench/, and the project's root above it. */
+export const BENCH = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const ROOT = join(BENCH, '..');
 
 /** The machine a run measured on. */
 export function machine() {

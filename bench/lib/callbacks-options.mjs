@@ -1,5 +1,12 @@
 /** Command-line options of bench/callbacks.mjs. */
-import { UsageError, splitArgv } from './options.mjs';
+import {
+  UsageError,
+  logLevelOption,
+  platformsOption,
+  positiveInteger,
+  positiveNumber,
+  splitArgv,
+} from './options.mjs';
 
 export { UsageError };
 
@@ -21,20 +28,6 @@ export const CALLBACKS_USAGE = `usage: npm run bench:callbacks -- [options]     
   --help
 `;
 
-const PLATFORMS = ['express', 'fastify'];
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-function positive(name, raw, integer) {
-  const value = Number(raw);
-  if (raw === undefined || !Number.isFinite(value) || value <= 0) {
-    throw new UsageError(`${name} needs a positive number (got ${raw ?? 'nothing'})`);
-  }
-  if (integer && !Number.isInteger(value)) {
-    throw new UsageError(`${name} needs an integer (got ${raw})`);
-  }
-  return value;
-}
-
 export function parseCallbackOptions(argv) {
   const given = splitArgv(argv, {
     flags: ['--quick', '--skip-build', '--keep', '--help', '-h'],
@@ -49,25 +42,19 @@ export function parseCallbackOptions(argv) {
     ],
   });
   const quick = Boolean(given['--quick']);
-  const platform = given['--platform'] ?? 'both';
-  if (platform !== 'both' && !PLATFORMS.includes(platform)) {
-    throw new UsageError(`--platform must be express, fastify or both (got ${platform})`);
-  }
-  const logLevel = given['--log-level'] ?? 'warn';
-  if (!LOG_LEVELS.includes(logLevel)) {
-    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
-  }
   const get = (name, fallback, integer = true) =>
-    given[name] === undefined ? fallback : positive(name, given[name], integer);
+    given[name] === undefined
+      ? fallback
+      : (integer ? positiveInteger : positiveNumber)(name, given[name]);
   return {
     help: Boolean(given['--help'] || given['-h']),
-    platforms: platform === 'both' ? PLATFORMS : [platform],
+    platforms: platformsOption(given),
     transitions: get('--transitions', quick ? 500 : 10_000),
     concurrency: get('--concurrency', 50),
     connections: get('--connections', 50),
     duration: get('--duration', quick ? 3 : 10, false),
     warmup: get('--warmup', quick ? 1 : 2, false),
-    logLevel,
+    logLevel: logLevelOption(given),
     quick,
     skipBuild: Boolean(given['--skip-build']),
     keep: Boolean(given['--keep']),

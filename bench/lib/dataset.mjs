@@ -73,6 +73,9 @@ function hex8(n) {
   return hash32(n).toString(16).padStart(8, '0');
 }
 
+/** Where a session's status is looked up: this prefix and its validation key. */
+export const STATUS_PREFIX = '/api/gateway/payment-status/';
+
 /** The validation key of session number `index`; keys sort in index order. */
 export function validationKeyOf(index) {
   return `vk_${String(index).padStart(8, '0')}_${hex8(index)}`;

@@ -51,7 +51,7 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 
 export class UsageError extends Error {}
 
-function positiveNumber(name, raw) {
+export function positiveNumber(name, raw) {
   const value = Number(raw);
   if (raw === undefined || !Number.isFinite(value) || value <= 0) {
     throw new UsageError(`${name} needs a positive number (got ${raw ?? 'nothing'})`);
@@ -59,10 +59,28 @@ function positiveNumber(name, raw) {
   return value;
 }
 
-function positiveInteger(name, raw) {
+export function positiveInteger(name, raw) {
   const value = positiveNumber(name, raw);
   if (!Number.isInteger(value)) throw new UsageError(`${name} needs an integer (got ${raw})`);
   return value;
+}
+
+/** --platform of both bench scripts: the platforms to measure (default both). */
+export function platformsOption(given) {
+  const platform = given['--platform'] ?? 'both';
+  if (platform !== 'both' && !PLATFORMS.includes(platform)) {
+    throw new UsageError(`--platform must be express, fastify or both (got ${platform})`);
+  }
+  return platform === 'both' ? PLATFORMS : [platform];
+}
+
+/** --log-level of both bench scripts: LOG_LEVEL of the service (default warn). */
+export function logLevelOption(given) {
+  const logLevel = given['--log-level'] ?? 'warn';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+  }
+  return logLevel;
 }
 
 function nonNegativeNumber(raw) {
@@ -148,10 +166,7 @@ export function parseOptions(argv) {
   });
 
   const quick = Boolean(given['--quick']);
-  const platform = given['--platform'] ?? 'both';
-  if (platform !== 'both' && !PLATFORMS.includes(platform)) {
-    throw new UsageError(`--platform must be express, fastify or both (got ${platform})`);
-  }
+  const platforms = platformsOption(given);
   const database = given['--database'] ?? 'sqlite';
   if (!Object.hasOwn(DATABASES, database)) {
     throw new UsageError(
@@ -174,13 +189,10 @@ export function parseOptions(argv) {
   if (given['--layers'] && database !== 'sqlite') {
     throw new UsageError('--layers measures the service on SQLite: leave out --database');
   }
-  const logLevel = given['--log-level'] ?? 'warn';
-  if (!LOG_LEVELS.includes(logLevel)) {
-    throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
-  }
+  const logLevel = logLevelOption(given);
   return {
     help: Boolean(given['--help'] || given['-h']),
-    platforms: platform === 'both' ? PLATFORMS : [platform],
+    platforms,
     database,
     databases: DATABASES[database],
     poolSize,
