@@ -17,6 +17,25 @@ const put = (t: TestApp, key: string, body: object) =>
 const callbacksOf = (t: TestApp, key: string) =>
   http(`${t.url}/admin/payment-sessions/${key}/callbacks`, { headers: adminHeaders });
 
+/**
+ * The operator's listing of a session's callbacks once `settled` holds for it (or at the
+ * deadline): an attempt is recorded just after the receiver has answered it.
+ */
+async function callbacksWhen(
+  t: TestApp,
+  key: string,
+  settled: (callbacks: { state: string; attempts: object[] }[]) => boolean,
+  timeoutMs = 5000,
+) {
+  const deadline = Date.now() + timeoutMs;
+  let listed = await callbacksOf(t, key);
+  while (!settled(listed.body.payload) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    listed = await callbacksOf(t, key);
+  }
+  return listed;
+}
+
 async function merchant(t: TestApp, id: string): Promise<string> {
   const r = await http(`${t.url}/admin/merchants`, {
     method: 'POST',
@@ -115,7 +134,7 @@ describe('callbacks to the merchant (e2e)', () => {
     const lookup = await http(`${t.url}/api/gateway/payment-status/vk_cb_s`);
     expect(lookup.text).not.toContain('/s/return');
     // The operator sees each delivered once, the URL without its query string.
-    const listed = await callbacksOf(t, 'vk_cb_s');
+    const listed = await callbacksWhen(t, 'vk_cb_s', ([c]) => c?.state === 'delivered');
     expect(listed.body.payload).toEqual([
       expect.objectContaining({
         status: 'SUCCESSFUL',
@@ -168,13 +187,7 @@ describe('callbacks to the merchant (e2e)', () => {
     expect(ids.size).toBe(1);
     for (const delivery of receiver.to('/flaky'))
       expect(receiver.verifies(delivery, secret)).toBe(true);
-    await receiver.waitFor(() => true);
-    let listed = await callbacksOf(t, 'vk_cb_flaky');
-    const deadline = Date.now() + 3000;
-    while (listed.body.payload[0].state !== 'delivered' && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      listed = await callbacksOf(t, 'vk_cb_flaky');
-    }
+    const listed = await callbacksWhen(t, 'vk_cb_flaky', ([c]) => c?.state === 'delivered');
     const [callback] = listed.body.payload;
     expect(callback.state).toBe('delivered');
     expect(callback.webhookId).toBe([...ids][0]);
@@ -193,12 +206,7 @@ describe('callbacks to the merchant (e2e)', () => {
       errorMessage: 'x',
       errorUrl: `http://127.0.0.1:${port}/down`,
     });
-    let listed = await callbacksOf(t, 'vk_cb_down');
-    const deadline = Date.now() + 10_000;
-    while (listed.body.payload[0]?.state !== 'failed' && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      listed = await callbacksOf(t, 'vk_cb_down');
-    }
+    const listed = await callbacksWhen(t, 'vk_cb_down', ([c]) => c?.state === 'failed', 10_000);
     const [failed] = listed.body.payload;
     expect(failed.state).toBe('failed');
     expect(failed.attempts).toHaveLength(3);
@@ -342,12 +350,8 @@ describe('callbacks in production (e2e)', () => {
           })
         ).status,
       ).toBe(201);
-      let attempts: { error?: string }[] = [];
-      const deadline = Date.now() + 5000;
-      while (attempts.length === 0 && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        attempts = (await callbacksOf(t, key)).body.payload[0].attempts;
-      }
+      const listed = await callbacksWhen(t, key, ([c]) => (c?.attempts.length ?? 0) > 0);
+      const attempts: { error?: string }[] = listed.body.payload[0].attempts;
       expect(attempts[0].error).toBe('the address may not be reached');
       expect(receiver.to('/private')).toEqual([]);
     },
