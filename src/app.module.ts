@@ -12,6 +12,7 @@ import { Admission } from './http/admission.js';
 import { GracefulShutdown } from './http/graceful-shutdown.js';
 import { NotFoundAnswers } from './http/not-found.js';
 import { RouteTable } from './http/route-table.js';
+import { DocsMount } from './http/swagger.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { PaymentStatusModule } from './payment-status/payment-status.module.js';
 import { SeedingModule } from './seeding/seeding.module.js';
@@ -44,6 +45,7 @@ export class AppModule {
         RouteTable,
         NotFoundAnswers,
         GracefulShutdown,
+        DocsMount,
       ],
       exports: [APP_CONFIG, ServiceState],
     };

@@ -1,4 +1,4 @@
-import { INestApplication } from '@nestjs/common';
+import { INestApplication, Injectable, OnModuleInit } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { OperationObject, PathItemObject } from '@nestjs/swagger';
 import {
@@ -53,7 +53,10 @@ ${setting('notFoundWindowSeconds')} s. Operator routes count only callers withou
 The operator token is the ADMIN_TOKEN the sandbox prints; this page does not keep it after a reload.
 `.trim();
 
-/** The OpenAPI document comes from the controllers and DTOs; it is served at /docs. */
+/**
+ * The OpenAPI document comes from the controllers and DTOs; it is served at /docs once the
+ * application initialises (see DocsMount).
+ */
 export function setupSwagger(app: INestApplication, config: AppConfig): OpenAPIObject {
   const builder = new DocumentBuilder()
     .setTitle('Payment gateway read API')
@@ -81,13 +84,35 @@ export function setupSwagger(app: INestApplication, config: AppConfig): OpenAPIO
   });
   document.info.license = { name: 'Proprietary' };
   finishDocument(document, config);
-  SwaggerModule.setup(`${config.contextPath}/docs`, app, document, {
-    jsonDocumentUrl: `${config.contextPath}/docs-json`,
-    useGlobalPrefix: false,
-    // The operator token stays in this page's memory only, never in the browser's storage.
-    swaggerOptions: { persistAuthorization: false, displayOperationId: true },
-  });
+  app.get(DocsMount).serveAtInit(() =>
+    SwaggerModule.setup(`${config.contextPath}/docs`, app, document, {
+      jsonDocumentUrl: `${config.contextPath}/docs-json`,
+      useGlobalPrefix: false,
+      // The operator token stays in this page's memory only, never in the browser's storage.
+      swaggerOptions: { persistAuthorization: false, displayOperationId: true },
+    }),
+  );
   return document;
+}
+
+/**
+ * Registers the docs' routes (the page, its assets, the document) in the init hook, which Nest
+ * calls after it has registered the controllers' routes and before its not-found handler.
+ * Express tries its routes in order: registered earlier, the docs' nine routes would be tried
+ * before every API request's own.
+ */
+@Injectable()
+export class DocsMount implements OnModuleInit {
+  private mount?: () => void;
+
+  serveAtInit(mount: () => void): void {
+    this.mount = mount;
+  }
+
+  onModuleInit(): void {
+    this.mount?.();
+    this.mount = undefined;
+  }
 }
 
 /** What the decorators cannot say: aliases, explicit "no security", this deployment's settings. */
