@@ -24,6 +24,7 @@ import {
 } from './lib/dataset.mjs';
 import { runLoad, stopLoad } from './lib/loadgen.mjs';
 import {
+  callerEnv,
   cleanup,
   freePort,
   httpGet,
@@ -76,16 +77,8 @@ const NODE_ENV = 'development';
 const NODE_ENV_REASON =
   'production refuses http:// callback URLs even with CALLBACK_ALLOW_PRIVATE_NETWORKS=true, ' +
   'which lifts only the loopback/private address check';
-/** Variables of the caller's environment that would change what is measured. */
+/** Variables of the caller's environment that would change what is measured, beyond callerEnv's. */
 const IGNORED_ENV = [
-  'CONTEXT_PATH',
-  'ADMIN_TOKEN',
-  'CATALOG_CACHE_TTL_SECONDS',
-  'NODE_OPTIONS',
-  'DATABASE_POOL_SIZE',
-  'REDIS_URL',
-  'REDIS_KEY_PREFIX',
-  'MEASURE_WITHOUT',
   'CALLBACK_TIMEOUT_MS',
   'CALLBACK_RETRY_SCHEDULE',
   'CALLBACK_ALLOW_PRIVATE_NETWORKS',
@@ -117,8 +110,7 @@ async function receiverCall(context, path) {
 
 async function startService(platform, databaseFile, context) {
   const port = await freePort();
-  const env = { ...process.env };
-  for (const name of IGNORED_ENV) delete env[name];
+  const env = callerEnv(IGNORED_ENV);
   Object.assign(env, context.serviceEnv, {
     NODE_ENV,
     PORT: String(port),

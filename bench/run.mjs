@@ -25,6 +25,7 @@ import { runLoad, stopLoad, summarise } from './lib/loadgen.mjs';
 import { USAGE, UsageError, optionsOrUsage, parseOptions } from './lib/options.mjs';
 import { createPostgresDataset, startBenchPostgres, startBenchRedis } from './lib/postgres.mjs';
 import {
+  callerEnv,
   cleanup,
   cpuTimes,
   freePort,
@@ -120,22 +121,10 @@ function defineScenarios(sessions) {
 /* ------------------------------------------------------------------------------------------ */
 /* Servers                                                                                     */
 
-/** Variables of the caller's environment that would change what the benchmark measures. */
-const IGNORED_ENV = [
-  'CONTEXT_PATH',
-  'ADMIN_TOKEN',
-  'CATALOG_CACHE_TTL_SECONDS',
-  'NODE_OPTIONS',
-  'DATABASE_POOL_SIZE',
-  'REDIS_URL',
-  'REDIS_KEY_PREFIX',
-];
-
 async function startService(platform, database, context, { profileDir, env: extra } = {}) {
   const { options } = context;
   const port = await freePort();
-  const env = { ...process.env };
-  for (const name of IGNORED_ENV) delete env[name];
+  const env = callerEnv();
   Object.assign(env, context.serviceEnv, {
     NODE_ENV: 'production',
     PORT: String(port),

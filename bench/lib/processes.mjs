@@ -6,6 +6,28 @@ import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer, request } from 'node:http';
 
+/** Variables of the caller's environment that would change what a benchmark measures. */
+const MEASUREMENT_ENV = [
+  'CONTEXT_PATH',
+  'ADMIN_TOKEN',
+  'CATALOG_CACHE_TTL_SECONDS',
+  'NODE_OPTIONS',
+  'DATABASE_POOL_SIZE',
+  'REDIS_URL',
+  'REDIS_KEY_PREFIX',
+  'MEASURE_WITHOUT',
+];
+
+/**
+ * The caller's environment for a service under measurement, without the variables that would
+ * change what is measured (`MEASUREMENT_ENV` and the benchmark's own `alsoIgnored`).
+ */
+export function callerEnv(alsoIgnored = []) {
+  const env = { ...process.env };
+  for (const name of [...MEASUREMENT_ENV, ...alsoIgnored]) delete env[name];
+  return env;
+}
+
 const children = new Set();
 const tempDirs = new Set();
 const asyncCleanups = new Set();
