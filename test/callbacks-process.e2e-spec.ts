@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MainProcess, startMain } from './support/main-process.js';
-import { ADMIN_TOKEN, http } from './support/test-app.js';
+import { ADMIN_TOKEN, callbacksWhen, http } from './support/test-app.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -81,17 +81,12 @@ describe('callbacks survive the process being killed (e2e)', () => {
     expect(again.webhookId).toBe(cut.webhookId);
     expect(again.body).toBe(cut.body);
     expect(receiver.verifies(again, secret)).toBe(true);
-    const listed = await http(`${main.url}/admin/payment-sessions/vk_kill_1/callbacks`, {
-      headers: admin,
-    });
-    const deadline = Date.now() + 3000;
-    let state = listed.body.payload[0].state;
-    while (state !== 'delivered' && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      state = (
-        await http(`${main.url}/admin/payment-sessions/vk_kill_1/callbacks`, { headers: admin })
-      ).body.payload[0].state;
-    }
-    expect(state).toBe('delivered');
+    const listed = await callbacksWhen(
+      main.url,
+      'vk_kill_1',
+      ([c]) => c?.state === 'delivered',
+      3000,
+    );
+    expect(listed.body.payload[0].state).toBe('delivered');
   });
 });

@@ -1,6 +1,8 @@
 import { freePort } from './support/main-process.js';
 import {
   adminHeaders,
+  callbacksOf,
+  callbacksWhen,
   expectEnvelope,
   http,
   startTestApp,
@@ -14,28 +16,6 @@ import { validateSeed } from '../src/seeding/seed-validation.js';
 
 const put = (t: TestApp, key: string, body: object) =>
   http(`${t.url}/admin/payment-sessions/${key}`, { method: 'PUT', headers: adminHeaders, body });
-const callbacksOf = (t: TestApp, key: string) =>
-  http(`${t.url}/admin/payment-sessions/${key}/callbacks`, { headers: adminHeaders });
-
-/**
- * The operator's listing of a session's callbacks once `settled` holds for it (or at the
- * deadline): an attempt is recorded just after the receiver has answered it.
- */
-async function callbacksWhen(
-  t: TestApp,
-  key: string,
-  settled: (callbacks: { state: string; attempts: object[] }[]) => boolean,
-  timeoutMs = 5000,
-) {
-  const deadline = Date.now() + timeoutMs;
-  let listed = await callbacksOf(t, key);
-  while (!settled(listed.body.payload) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    listed = await callbacksOf(t, key);
-  }
-  return listed;
-}
-
 async function merchant(t: TestApp, id: string): Promise<string> {
   const r = await http(`${t.url}/admin/merchants`, {
     method: 'POST',
@@ -134,7 +114,7 @@ describe('callbacks to the merchant (e2e)', () => {
     const lookup = await http(`${t.url}/api/gateway/payment-status/vk_cb_s`);
     expect(lookup.text).not.toContain('/s/return');
     // The operator sees each delivered once, the URL without its query string.
-    const listed = await callbacksWhen(t, 'vk_cb_s', ([c]) => c?.state === 'delivered');
+    const listed = await callbacksWhen(t.url, 'vk_cb_s', ([c]) => c?.state === 'delivered');
     expect(listed.body.payload).toEqual([
       expect.objectContaining({
         status: 'SUCCESSFUL',
@@ -170,8 +150,8 @@ describe('callbacks to the merchant (e2e)', () => {
         .map((d) => JSON.parse(d.body).status)
         .sort(),
     ).toEqual(['NOT_COMPLETED', 'SUCCESSFUL']);
-    expect((await callbacksOf(t, 'vk_cb_none')).body.payload).toEqual([]);
-    expectEnvelope(await callbacksOf(t, 'vk_cb_nobody'), 404, 'NOT_FOUND');
+    expect((await callbacksOf(t.url, 'vk_cb_none')).body.payload).toEqual([]);
+    expectEnvelope(await callbacksOf(t.url, 'vk_cb_nobody'), 404, 'NOT_FOUND');
   });
 
   it('retries after a 500 and a timeout with the same webhook-id, and records every attempt', async () => {
@@ -187,7 +167,7 @@ describe('callbacks to the merchant (e2e)', () => {
     expect(ids.size).toBe(1);
     for (const delivery of receiver.to('/flaky'))
       expect(receiver.verifies(delivery, secret)).toBe(true);
-    const listed = await callbacksWhen(t, 'vk_cb_flaky', ([c]) => c?.state === 'delivered');
+    const listed = await callbacksWhen(t.url, 'vk_cb_flaky', ([c]) => c?.state === 'delivered');
     const [callback] = listed.body.payload;
     expect(callback.state).toBe('delivered');
     expect(callback.webhookId).toBe([...ids][0]);
@@ -206,7 +186,7 @@ describe('callbacks to the merchant (e2e)', () => {
       errorMessage: 'x',
       errorUrl: `http://127.0.0.1:${port}/down`,
     });
-    const listed = await callbacksWhen(t, 'vk_cb_down', ([c]) => c?.state === 'failed', 10_000);
+    const listed = await callbacksWhen(t.url, 'vk_cb_down', ([c]) => c?.state === 'failed', 10_000);
     const [failed] = listed.body.payload;
     expect(failed.state).toBe('failed');
     expect(failed.attempts).toHaveLength(3);
@@ -273,7 +253,7 @@ describe('callbacks to the merchant (e2e)', () => {
     });
     if (!seed.ok) throw new Error(JSON.stringify(seed.errors));
     await t.app.get(SeedRunner).run(seed.seed);
-    expect((await callbacksOf(t, 'vk_cb_seed')).body.payload).toEqual([]);
+    expect((await callbacksOf(t.url, 'vk_cb_seed')).body.payload).toEqual([]);
     const asked = await validateSeed({
       paymentSessions: [
         {
@@ -350,7 +330,7 @@ describe('callbacks in production (e2e)', () => {
           })
         ).status,
       ).toBe(201);
-      const listed = await callbacksWhen(t, key, ([c]) => (c?.attempts.length ?? 0) > 0);
+      const listed = await callbacksWhen(t.url, key, ([c]) => (c?.attempts.length ?? 0) > 0);
       const attempts: { error?: string }[] = listed.body.payload[0].attempts;
       expect(attempts[0].error).toBe('the address may not be reached');
       expect(receiver.to('/private')).toEqual([]);

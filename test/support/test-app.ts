@@ -187,6 +187,29 @@ export async function http(
 
 export const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
+/** The operator's listing of a session's callbacks on the service at `baseUrl`. */
+export const callbacksOf = (baseUrl: string, key: string) =>
+  http(`${baseUrl}/admin/payment-sessions/${key}/callbacks`, { headers: adminHeaders });
+
+/**
+ * The operator's listing of a session's callbacks once `settled` holds for it (or at the
+ * deadline): an attempt is recorded just after the receiver has answered it.
+ */
+export async function callbacksWhen(
+  baseUrl: string,
+  key: string,
+  settled: (callbacks: { state: string; attempts: object[] }[]) => boolean,
+  timeoutMs = 5000,
+) {
+  const deadline = Date.now() + timeoutMs;
+  let listed = await callbacksOf(baseUrl, key);
+  while (!settled(listed.body.payload) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    listed = await callbacksOf(baseUrl, key);
+  }
+  return listed;
+}
+
 export { successfulResponse } from './fixtures.js';
 
 /** Asserts the error envelope `{"errors":[{type, errorCode, message, field?}]}` and returns its entries. */
