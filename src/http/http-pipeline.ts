@@ -32,6 +32,10 @@ export interface PipelineParts {
 
 const PATH = Symbol('path');
 
+/** The response a connection is answering now: what shutdown must send with `Connection: close`. */
+const ANSWERING = Symbol('answering');
+type Connection = Socket & { [ANSWERING]?: ServerResponse };
+
 /** How a request's path was classified by the pipeline. */
 export function pathOf(request: IncomingMessage): PathInfo | undefined {
   return (request as IncomingMessage & { [PATH]?: PathInfo })[PATH];
@@ -52,7 +56,15 @@ const CLIENT_ERROR_CODES: Record<string, ErrorCode> = {
  * the error envelope, sets the time limits, and drains connections on shutdown.
  */
 export class HttpPipeline {
-  private readonly inFlight = new Set<ServerResponse>();
+  /**
+   * Open connections, and a count of the responses in flight. Not a set of responses: a set that
+   * gains and loses an entry per request leaves its old hash tables in the old generation still
+   * pointing at young responses, so every young collection kept whole requests alive and promoted
+   * them (about 2.5 MB per young collection on the PENDING lookup; 14 % of what was allocated
+   * survived a young collection instead of 4 %, costing a third of the throughput).
+   */
+  private readonly connections = new Set<Connection>();
+  private inFlight = 0;
   private readonly headerEntries: [string, string][];
   private draining = false;
   private drained?: () => void;
@@ -69,6 +81,11 @@ export class HttpPipeline {
     const listeners = this.server.listeners('request') as Listener[];
     if (listeners.length !== 1) throw new Error('Expected one platform request listener');
     const [platform] = listeners;
+    this.server.on('connection', (socket: Connection) => {
+      socket[ANSWERING] = undefined;
+      this.connections.add(socket);
+      socket.once('close', () => this.connections.delete(socket));
+    });
     this.server.removeAllListeners('request');
     this.server.on('request', (request: IncomingMessage, response: ServerResponse) =>
       this.handle(request, response, platform),
@@ -113,12 +130,14 @@ export class HttpPipeline {
    */
   async drain(deadline: number): Promise<void> {
     this.draining = true;
-    for (const response of this.inFlight) {
-      if (!response.headersSent) response.shouldKeepAlive = false;
+    // The latest response of each connection: answers pipelined before it still go out first.
+    for (const connection of this.connections) {
+      const response = connection[ANSWERING];
+      if (response && !response.headersSent) response.shouldKeepAlive = false;
     }
     this.server.close();
     this.server.closeIdleConnections();
-    if (this.inFlight.size > 0) {
+    if (this.inFlight > 0) {
       let timer: NodeJS.Timeout | undefined;
       await new Promise<void>((resolve) => {
         this.drained = resolve;
@@ -136,14 +155,17 @@ export class HttpPipeline {
     if (this.draining) response.shouldKeepAlive = false;
     const path = classifyPath(request.url ?? '/', this.parts.config.contextPath);
     (request as IncomingMessage & { [PATH]?: PathInfo })[PATH] = path;
-    this.inFlight.add(response);
+    this.inFlight++;
+    const connection = request.socket as Connection;
+    connection[ANSWERING] = response;
     // 'close' comes once per response; `on` saves the wrapper `once` would allocate.
     response.on('close', () => {
-      this.inFlight.delete(response);
+      this.inFlight--;
+      if (connection[ANSWERING] === response) connection[ANSWERING] = undefined;
       const elapsed = performance.now() - started;
       logCompletion(this.parts.logger, request, response, path, elapsed);
       this.parts.observer?.requestCompleted(request, response, elapsed / 1000);
-      if (this.draining && this.inFlight.size === 0) this.drained?.();
+      if (this.draining && this.inFlight === 0) this.drained?.();
     });
 
     if (this.parts.state.databaseLost && path.policy !== 'public') {
