@@ -4,7 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { ApiError } from '../common/errors/api-error.js';
 import { MAX_BODY_BYTES } from '../common/errors/error-catalog.js';
@@ -61,6 +61,20 @@ export interface PlatformHooks {
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
+ * A constructor that runs Node's `base` constructor but gives its objects `prototype` (which
+ * inherits from `base.prototype`). Node's request and response constructors are plain functions.
+ */
+function constructorOn<T>(base: T, prototype: object): T {
+  // (socket) for a request, (request, options) for a response.
+  const init = base as unknown as (this: object, first: unknown, second: unknown) => void;
+  function Constructor(this: object, first: unknown, second: unknown): void {
+    init.call(this, first, second);
+  }
+  Constructor.prototype = prototype;
+  return Constructor as unknown as T;
+}
+
+/**
  * Creates the Nest application on the chosen HTTP platform with the same behaviour on both:
  * JSON bodies up to 1 MiB and 32 levels deep, no framework banner, no automatic ETag. This is the
  * only file that knows which platform runs.
@@ -113,7 +127,28 @@ export async function createPlatformApp(
   ]);
   const instance = express();
   instance.set('case sensitive routing', true);
-  const adapter = new ExpressAdapter(instance);
+  /**
+   * Node's server builds each request and response on Express's prototypes from the start.
+   * Otherwise Express re-parents both on every request (`Object.setPrototypeOf` in its
+   * `app.handle`), and V8 then keeps about a fifth of what a request allocates alive through
+   * young collections, to be promoted and left for full collections (Express alone, one
+   * connection, `--trace-gc-nvp`: 21 % of the young generation survived, against 0 % for
+   * node:http and 0 % with this server). Express's own call then finds the prototype in place.
+   */
+  class PrototypedExpressAdapter extends ExpressAdapter {
+    override initHttpServer(): void {
+      this.setHttpServer(
+        createServer(
+          {
+            IncomingMessage: constructorOn(IncomingMessage, instance.request),
+            ServerResponse: constructorOn(ServerResponse, instance.response),
+          },
+          instance,
+        ),
+      );
+    }
+  }
+  const adapter = new PrototypedExpressAdapter(instance);
   const app = await NestFactory.create<NestExpressApplication>(module, adapter, {
     ...options,
     bodyParser: false,
