@@ -11,6 +11,7 @@ import { MAX_BODY_BYTES } from '../common/errors/error-catalog.js';
 import { nestsDeeperThan, tooDeepError } from '../common/http/json-depth.js';
 import type { HttpPlatform } from '../config/app-config.js';
 import { answerOf, writeAnswer } from './error-answer.js';
+import { JSON_CONTENT_TYPE } from '../common/http/response.js';
 import { requestIdOf, setRouteTemplate } from './logging.js';
 
 /**
@@ -136,6 +137,29 @@ export async function createPlatformApp(
    * node:http and 0 % with this server). Express's own call then finds the prototype in place.
    */
   class PrototypedExpressAdapter extends ExpressAdapter {
+    /**
+     * A route's own serialised JSON (a string with the JSON content type already set) is
+     * written as it is. Express's `send` would parse and re-format the Content-Type and turn a
+     * body of 1,000 characters or more into a Buffer, which Node then writes apart from the
+     * headers: about 6 µs of CPU per SUCCESSFUL lookup (a 2 KB answer) in a CPU profile. Anything
+     * else (objects, other types, an ETag to compare, 204 or 304) goes through Express.
+     */
+    override reply(response: ServerResponse, body: unknown, statusCode?: number): unknown {
+      const status = statusCode ?? response.statusCode;
+      if (
+        typeof body !== 'string' ||
+        response.getHeader('content-type') !== JSON_CONTENT_TYPE ||
+        response.hasHeader('etag') ||
+        status === 204 ||
+        status === 304
+      ) {
+        return super.reply(response, body, statusCode);
+      }
+      response.statusCode = status;
+      response.setHeader('content-length', Buffer.byteLength(body));
+      return response.end(body);
+    }
+
     override initHttpServer(): void {
       this.setHttpServer(
         createServer(
