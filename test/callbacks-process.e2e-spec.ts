@@ -2,10 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MainProcess, startMain } from './support/main-process.js';
-import { ADMIN_TOKEN, callbacksWhen, http } from './support/test-app.js';
+import { ADMIN_TOKEN, callbacksWhen, http, adminHeaders as admin } from './support/test-app.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
-
-const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
 describe('callbacks survive the process being killed (e2e)', () => {
   let dir: string;

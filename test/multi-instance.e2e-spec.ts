@@ -9,9 +9,9 @@ import {
   HttpResult,
   successfulResponse,
   TEST_CALLBACK_SECRET_KEY,
+  adminHeaders as admin,
 } from './support/test-app.js';
 
-const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 const LIMIT = 300;
 const MISS_LIMIT = 4;
 

@@ -7,7 +7,13 @@ import { CatalogService } from '../src/catalog/catalog.service.js';
 import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from '../src/common/http/endpoint.decorator.js';
 import { ServiceState } from '../src/common/service-state.js';
 import { MerchantService } from '../src/merchants/merchant.service.js';
-import { ADMIN_TOKEN, http, HttpResult, startTestApp, TestApp } from './support/test-app.js';
+import {
+  http,
+  HttpResult,
+  startTestApp,
+  TestApp,
+  adminHeaders as admin,
+} from './support/test-app.js';
 import { successfulResponse } from './support/fixtures.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -219,7 +225,6 @@ class Contract {
   }
 }
 
-const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 const wrongToken = { authorization: `Bearer ${'w'.repeat(40)}` };
 const merchant = { key: DEMO_KEY };
 const json = 'application/json';
