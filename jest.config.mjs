@@ -34,6 +34,8 @@ const SQLITE_ONLY = [
   'seed',
   'callbacks-process',
 ].map((name) => `/test/${name}\\.e2e-spec\\.ts$`);
+/** Express beside Fastify in one spec: run once, by the e2e-express project. */
+const BOTH_PLATFORMS = ['/test/parity\\.e2e-spec\\.ts$'];
 /** Specs that need PostgreSQL: run by the e2e-postgres and multi-instance projects. */
 const POSTGRES_ONLY = ['/test/postgres\\.e2e-spec\\.ts$', '/test/multi-instance\\.e2e-spec\\.ts$'];
 
@@ -54,11 +56,19 @@ export default {
   projects: [
     { ...base, displayName: 'unit', roots: ['<rootDir>/src'], testMatch: ['**/*.spec.ts'] },
     e2e('express'),
-    e2e('fastify'),
+    {
+      ...e2e('fastify'),
+      testPathIgnorePatterns: ['/node_modules/', ...POSTGRES_ONLY, ...BOTH_PLATFORMS],
+    },
     {
       // The e2e suite again, on PostgreSQL and Redis (one platform: the default).
       ...e2e('postgres'),
-      testPathIgnorePatterns: ['/node_modules/', ...SQLITE_ONLY, POSTGRES_ONLY[1]],
+      testPathIgnorePatterns: [
+        '/node_modules/',
+        ...SQLITE_ONLY,
+        POSTGRES_ONLY[1],
+        ...BOTH_PLATFORMS,
+      ],
       globalSetup: '<rootDir>/test/support/postgres-global-setup.mjs',
       globalTeardown: '<rootDir>/test/support/postgres-global-teardown.mjs',
     },

@@ -1,25 +1,47 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import {
+  DynamicModule,
+  MiddlewareConsumer,
+  Module,
+  NestModule,
+  RequestMethod,
+} from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { pino, type Logger } from 'pino';
 import { AdminModule } from './admin/admin.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { CatalogModule } from './catalog/catalog.module.js';
 import { ServiceState } from './common/service-state.js';
+import { createValidationPipe } from './common/validation.js';
 import { APP_CONFIG, AppConfig } from './config/app-config.js';
 import { DatabaseModule } from './database/database.module.js';
 import { dataSourceOptions } from './database/data-source-options.js';
 import { HealthModule } from './health/health.module.js';
-import { Admission } from './http/admission.js';
+import { AccessGuard } from './http/access.guard.js';
+import { AccessPolicy } from './http/access-policy.js';
+import { EnvelopeInterceptor } from './http/envelope.interceptor.js';
+import { ErrorsFilter } from './http/errors.filter.js';
 import { GracefulShutdown } from './http/graceful-shutdown.js';
-import { NotFoundAnswers } from './http/not-found.js';
+import { LOGGER } from './http/logger.token.js';
+import { RequestContext } from './http/request-context.js';
 import { RouteTable } from './http/route-table.js';
 import { DocsMount } from './http/swagger.js';
+import { UnservedRequestMiddleware } from './http/unserved.middleware.js';
+import { MerchantsModule } from './merchants/merchants.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { PaymentStatusModule } from './payment-status/payment-status.module.js';
+import { RateLimitsModule } from './rate-limits/rate-limits.module.js';
 import { SeedingModule } from './seeding/seeding.module.js';
 
+/**
+ * The application: its features, and the request lifecycle every route goes through (see
+ * docs/request-lifecycle.md) — the global guard (who may call), interceptor (the success
+ * envelope), pipe (validation) and filter (the error envelope), and the middleware for requests
+ * no route serves.
+ */
 @Module({})
-export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
+export class AppModule implements NestModule {
+  static forRoot(config: AppConfig, logger: Logger = pino({ enabled: false })): DynamicModule {
     return {
       module: AppModule,
       global: true,
@@ -30,7 +52,9 @@ export class AppModule {
           retryAttempts: 0,
         }),
         DatabaseModule,
+        RateLimitsModule,
         AuthModule,
+        MerchantsModule,
         CatalogModule,
         PaymentStatusModule,
         HealthModule,
@@ -40,14 +64,23 @@ export class AppModule {
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
+        { provide: LOGGER, useValue: logger },
+        { provide: APP_GUARD, useClass: AccessGuard },
+        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+        { provide: APP_PIPE, useFactory: () => createValidationPipe() },
+        { provide: APP_FILTER, useClass: ErrorsFilter },
         ServiceState,
-        Admission,
+        AccessPolicy,
+        RequestContext,
         RouteTable,
-        NotFoundAnswers,
         GracefulShutdown,
         DocsMount,
       ],
-      exports: [APP_CONFIG, ServiceState],
+      exports: [APP_CONFIG, LOGGER, ServiceState],
     };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(UnservedRequestMiddleware).forRoutes({ path: '*', method: RequestMethod.ALL });
   }
 }

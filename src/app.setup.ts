@@ -1,28 +1,18 @@
 import 'reflect-metadata';
 import { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { runMigrationsOnce } from './database/dialect.js';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module.js';
 import { CallbackDispatcher } from './callbacks/callback-dispatcher.js';
-import { ServiceState } from './common/service-state.js';
-import { createValidationPipe } from './common/validation.js';
 import { AppConfig } from './config/app-config.js';
-import { Admission } from './http/admission.js';
-import { ErrorsFilter } from './http/errors.filter.js';
+import { runMigrationsOnce } from './database/dialect.js';
 import { GracefulShutdown } from './http/graceful-shutdown.js';
-import { HttpPipeline } from './http/http-pipeline.js';
-import { NestLogger, createLogger, routeTemplateOf } from './http/logging.js';
-import { NotFoundAnswers } from './http/not-found.js';
-import {
-  PlatformHooks,
-  answerUnmatchedRoutes,
-  createPlatformApp,
-  securityHeaders,
-} from './http/platform.js';
+import { NestLogger, createLogger } from './http/logging.js';
+import { NodeServer } from './http/node-server.js';
+import { answerUnmatchedRoutes, createPlatformApp } from './http/platform.js';
+import { RequestContext } from './http/request-context.js';
 import { RouteTable } from './http/route-table.js';
-import { setupSwagger } from './http/swagger.js';
-import { MetricsService } from './metrics/metrics.service.js';
+import { DOCS_PATHS, setupSwagger } from './http/swagger.js';
 
 export interface AppOptions {
   /** Where logs go; stdout when absent. */
@@ -38,50 +28,32 @@ export async function createApp(
   options: AppOptions = {},
 ): Promise<INestApplication> {
   const logger = createLogger(config, options.logStream);
-  // The platform is created before the pipeline, which needs the application's services.
-  const late: { pipeline?: HttpPipeline; notFound?: NotFoundAnswers } = {};
-  const hooks: PlatformHooks = {
-    clientError: (error, socket) => late.pipeline?.onClientError(error, socket) ?? socket.destroy(),
-    undecodableUrl: (request) => late.notFound!.errorFor(request),
-  };
-  const app = await createPlatformApp(AppModule.forRoot(config), config.httpPlatform, hooks);
-  app.useLogger(new NestLogger(logger));
-  late.notFound = app.get(NotFoundAnswers);
-  const metrics = app.get(MetricsService);
-  const pipeline = new HttpPipeline(app.getHttpServer(), {
-    config,
-    admission: app.get(Admission),
-    logger,
-    state: app.get(ServiceState),
-    headers: securityHeaders(),
-    observer: {
-      requestCompleted: (request, response, seconds) =>
-        metrics.recordRequest(
-          request.method ?? 'GET',
-          routeTemplateOf(request),
-          response.statusCode,
-          seconds,
-        ),
-    },
+  // The platform is created first; Node's server exists once it is.
+  const late: { server?: NodeServer } = {};
+  const app = await createPlatformApp(AppModule.forRoot(config, logger), config.httpPlatform, {
+    clientError: (error, socket) =>
+      late.server ? late.server.onClientError(error, socket) : socket.destroy(),
   });
-  pipeline.install();
-  late.pipeline = pipeline;
-  app.get(GracefulShutdown).attach(pipeline, logger);
+  app.useLogger(new NestLogger(logger));
+  const server = (late.server = new NodeServer(app.getHttpServer(), logger));
+  server.attach(config.http);
+  app.get(GracefulShutdown).attach(server, logger);
   setupApp(app, config);
   await app.init();
   answerUnmatchedRoutes(app, config.httpPlatform);
   return app;
 }
 
-/** Applies prefix, validation, the error filter and Swagger to an application. */
+/**
+ * What the module cannot declare: CONTEXT_PATH, the request context as the first global
+ * middleware (every request, routed or not, gets its id and its log line), and the OpenAPI
+ * document, from which the route table is read.
+ */
 export function setupApp(app: INestApplication, config: AppConfig): void {
   if (config.contextPath) app.setGlobalPrefix(config.contextPath);
-  app.useGlobalPipes(
-    createValidationPipe({ remember: !config.layersOff.has('validation-memory') }),
-  );
-  app.useGlobalFilters(new ErrorsFilter(app.get(NotFoundAnswers)));
+  app.use(app.get(RequestContext).middleware);
   const document = setupSwagger(app, config);
-  app.get(RouteTable).load(document, config.contextPath);
+  app.get(RouteTable).load(document, config.contextPath, DOCS_PATHS);
 }
 
 /** Starts what works in the background (callback delivery): once the schema is in place. */

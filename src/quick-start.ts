@@ -6,7 +6,9 @@ import { runCommand } from './cli/run-command.js';
 import { serve } from './cli/serve.js';
 import { validateSeed } from './seeding/seed-validation.js';
 import { SeedRunner } from './seeding/seed-runner.js';
-import { DEMO_MERCHANT_ID, MerchantService } from './merchants/merchant.service.js';
+import { ApiKeyService } from './merchants/api-key.service.js';
+import { CallbackSecretService } from './merchants/callback-secret.service.js';
+import { DEMO_MERCHANT_ID } from './merchants/merchant-id.js';
 
 export const DEMO_SEED_FILE = fileURLToPath(new URL('../seeds/demo.json', import.meta.url));
 
@@ -38,7 +40,7 @@ await runCommand(async (baseConfig) => {
   });
 
   const demo = seed.seed.merchants?.find((m) => m.id === DEMO_MERCHANT_ID);
-  const demoKey = await demoKeyLine(app.get(MerchantService), demo?.apiKeys?.[0]);
+  const demoKey = await demoKeyLine(app.get(ApiKeyService), demo?.apiKeys?.[0]);
   const lines = [
     '',
     `  Payment gateway read API (sandbox) at ${url}`,
@@ -49,7 +51,7 @@ await runCommand(async (baseConfig) => {
     config.authMode === 'none'
       ? '  Auth:         AUTH_MODE=none, no key needed'
       : `  Demo API key: ${demoKey.text}`,
-    `  Callbacks:    ${await demoSecretLine(app.get(MerchantService), demo?.callbackSecret)}`,
+    `  Callbacks:    ${await demoSecretLine(app.get(CallbackSecretService), demo?.callbackSecret)}`,
     baseConfig.adminToken
       ? '  Operator API: Authorization: Bearer <your ADMIN_TOKEN>'
       : `  Operator API: Authorization: Bearer ${adminToken}   (this run only; set ADMIN_TOKEN to choose)`,
@@ -64,17 +66,17 @@ await runCommand(async (baseConfig) => {
  * may have revoked it, and a database seeded from elsewhere may not hold it at all.
  */
 async function demoKeyLine(
-  merchants: MerchantService,
+  apiKeys: ApiKeyService,
   plaintext: string | undefined,
 ): Promise<{ key?: string; text: string }> {
-  const state = plaintext && (await merchants.keyState(DEMO_MERCHANT_ID, plaintext));
+  const state = plaintext && (await apiKeys.keyState(DEMO_MERCHANT_ID, plaintext));
   if (plaintext && state === 'active') {
     return { key: plaintext, text: `${plaintext}   (send it in the "key" header)` };
   }
   const what = state === 'revoked' ? 'revoked' : 'not in this database';
   const keys = `/admin/merchants/${DEMO_MERCHANT_ID}/api-keys`;
   return {
-    text: (await merchants.demoKeyActive())
+    text: (await apiKeys.demoKeyActive())
       ? `${what}; merchant "${DEMO_MERCHANT_ID}" has other working keys (GET ${keys})`
       : `${what}; create one with POST ${keys}`,
   };
@@ -85,10 +87,10 @@ async function demoKeyLine(
  * current one (the operator may have rotated it).
  */
 async function demoSecretLine(
-  merchants: MerchantService,
+  secrets: CallbackSecretService,
   published: string | undefined,
 ): Promise<string> {
-  const [current] = await merchants.signingSecrets(DEMO_MERCHANT_ID);
+  const [current] = await secrets.signingSecrets(DEMO_MERCHANT_ID);
   if (published && current === published) {
     return `the demo merchant's are signed with ${published}   (Standard Webhooks)`;
   }

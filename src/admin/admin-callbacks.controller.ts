@@ -3,7 +3,8 @@ import { ApiTags } from '@nestjs/swagger';
 import { CallbackService } from '../callbacks/callback.service.js';
 import { SessionCallbacksDto, CallbackViewDto } from '../callbacks/dto/callback-view.dto.js';
 import { ApiError } from '../common/errors/api-error.js';
-import { Endpoint } from '../common/http/endpoint.decorator.js';
+import type { Listing } from '../common/http/envelope.js';
+import { Endpoint } from '../http/endpoint.decorator.js';
 import { DEMO_SESSION_EXAMPLES } from '../payment-status/dto/payment-status-view.dto.js';
 import { PaymentSessionService } from '../payment-status/payment-session.service.js';
 import { PAYMENT_SESSIONS_ADMIN_PATH } from '../payment-status/payment-status.routes.js';
@@ -23,6 +24,7 @@ export class AdminCallbacksController {
     operationId: 'listPaymentSessionCallbacks',
     summary: "A payment session's callbacks to its merchant, with every attempt",
     access: 'operator',
+    envelope: { kind: 'list' },
     params: [
       {
         name: 'validationKey',
@@ -34,7 +36,9 @@ export class AdminCallbacksController {
     errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
     errorNotes: { NOT_FOUND: 'No payment session has this key.' },
   })
-  async list(@Param() params: ValidationKeyParams): Promise<SessionCallbacksDto> {
+  async list(
+    @Param() params: ValidationKeyParams,
+  ): Promise<Listing<CallbackViewDto, { validationKey: string }>> {
     const payload = await this.callbacks.list(params.validationKey);
     if (payload.length === 0 && !(await this.sessions.history(params.validationKey))) {
       throw new ApiError('NOT_FOUND', {
@@ -42,7 +46,7 @@ export class AdminCallbacksController {
         field: 'validationKey',
       });
     }
-    return { validationKey: params.validationKey, payload };
+    return { validationKey: params.validationKey, items: payload };
   }
 
   @Post('admin/callbacks/:id/redeliver')

@@ -10,7 +10,8 @@ import {
   CryptoPairPatchDto,
   StoredCryptoPairDto,
 } from '../catalog/dto/crypto-pair-input.dto.js';
-import { Endpoint } from '../common/http/endpoint.decorator.js';
+import { listingPage, type Listing } from '../common/http/envelope.js';
+import { Endpoint } from '../http/endpoint.decorator.js';
 import { PairIdParams } from './dto/admin-params.dto.js';
 import { AdminCatalogPageDto } from './dto/admin-views.dto.js';
 
@@ -25,12 +26,13 @@ export class AdminCatalogController {
     summary: 'Every pair, disabled ones included, paginated like the public catalog',
     description: 'Same filters, order and pages as the public catalog; never cached.',
     access: 'operator',
+    envelope: { kind: 'list' },
     responses: [{ status: 200, type: AdminCatalogPageDto }],
     errors: ['INVALID_PARAMETER'],
   })
-  async list(@Query() query: CatalogQueryDto): Promise<AdminCatalogPageDto> {
+  async list(@Query() query: CatalogQueryDto): Promise<Listing<StoredCryptoPairDto>> {
     const { payload, total } = await this.catalog.listAll(query);
-    return { payload, page: { size: query.size, page: query.page, total } };
+    return listingPage(payload, query, total);
   }
 
   @Post()

@@ -1,14 +1,19 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { Endpoint } from '../common/http/endpoint.decorator.js';
+import { Endpoint } from '../http/endpoint.decorator.js';
 import {
+  ApiKeyViewDto,
   CREATE_MERCHANT_EXAMPLES,
   CallbackSecretDto,
   CreateMerchantDto,
   CreatedApiKeyDto,
   CreatedMerchantDto,
+  ListedMerchantDto,
 } from '../merchants/dto/merchant.dto.js';
+import { ApiKeyService } from '../merchants/api-key.service.js';
+import { CallbackSecretService } from '../merchants/callback-secret.service.js';
 import { MerchantService } from '../merchants/merchant.service.js';
+import { listingPage, type Listing } from '../common/http/envelope.js';
 import { PageQueryDto } from '../catalog/dto/page-query.dto.js';
 import { MerchantKeyParams, MerchantParams } from './dto/admin-params.dto.js';
 import { AdminApiKeyPageDto, AdminMerchantPageDto } from './dto/admin-views.dto.js';
@@ -16,19 +21,24 @@ import { AdminApiKeyPageDto, AdminMerchantPageDto } from './dto/admin-views.dto.
 @ApiTags('Operator: merchants')
 @Controller('admin/merchants')
 export class AdminMerchantsController {
-  constructor(private readonly merchants: MerchantService) {}
+  constructor(
+    private readonly merchants: MerchantService,
+    private readonly keys: ApiKeyService,
+    private readonly secrets: CallbackSecretService,
+  ) {}
 
   @Get()
   @Endpoint({
     operationId: 'listMerchants',
     summary: 'Every merchant, ordered by id, paginated like the catalog',
     access: 'operator',
+    envelope: { kind: 'list' },
     responses: [{ status: 200, type: AdminMerchantPageDto }],
     errors: ['INVALID_PARAMETER'],
   })
-  async list(@Query() query: PageQueryDto): Promise<AdminMerchantPageDto> {
+  async list(@Query() query: PageQueryDto): Promise<Listing<ListedMerchantDto>> {
     const { payload, total } = await this.merchants.listMerchants(query);
-    return { payload, page: { size: query.size, page: query.page, total } };
+    return listingPage(payload, query, total);
   }
 
   @Post()
@@ -59,7 +69,7 @@ export class AdminMerchantsController {
     errorNotes: { NOT_FOUND: 'No merchant has this id.' },
   })
   createKey(@Param() params: MerchantParams): Promise<CreatedApiKeyDto> {
-    return this.merchants.createKey(params.id);
+    return this.keys.createKey(params.id);
   }
 
   @Get(':id/api-keys')
@@ -69,6 +79,7 @@ export class AdminMerchantsController {
     description:
       'Each key with its id, creation and revocation times and its last 4 characters; never the key or its hash.',
     access: 'operator',
+    envelope: { kind: 'list' },
     responses: [{ status: 200, type: AdminApiKeyPageDto }],
     errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
     errorNotes: { NOT_FOUND: 'No merchant has this id.' },
@@ -76,13 +87,9 @@ export class AdminMerchantsController {
   async listKeys(
     @Param() params: MerchantParams,
     @Query() query: PageQueryDto,
-  ): Promise<AdminApiKeyPageDto> {
-    const { payload, total } = await this.merchants.listKeys(params.id, query);
-    return {
-      merchantId: params.id,
-      payload,
-      page: { size: query.size, page: query.page, total },
-    };
+  ): Promise<Listing<ApiKeyViewDto, { merchantId: string }>> {
+    const { payload, total } = await this.keys.listKeys(params.id, query);
+    return { merchantId: params.id, ...listingPage(payload, query, total) };
   }
 
   @Delete(':id/api-keys/:keyId')
@@ -97,7 +104,7 @@ export class AdminMerchantsController {
     errorNotes: { NOT_FOUND: 'No merchant has this id, or it has no key with this keyId.' },
   })
   async revokeKey(@Param() params: MerchantKeyParams): Promise<void> {
-    await this.merchants.revokeKey(params.id, params.keyId);
+    await this.keys.revokeKey(params.id, params.keyId);
   }
 
   @Post(':id/callback-secret')
@@ -114,6 +121,6 @@ export class AdminMerchantsController {
     errorNotes: { NOT_FOUND: 'No merchant has this id.' },
   })
   rotateCallbackSecret(@Param() params: MerchantParams): Promise<CallbackSecretDto> {
-    return this.merchants.rotateCallbackSecret(params.id);
+    return this.secrets.rotate(params.id);
   }
 }

@@ -1,7 +1,8 @@
 import { Body, Controller, Get, Param, Put, Res } from '@nestjs/common';
 import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
 import { ApiError } from '../common/errors/api-error.js';
-import { Endpoint } from '../common/http/endpoint.decorator.js';
+import type { Listing } from '../common/http/envelope.js';
+import { Endpoint } from '../http/endpoint.decorator.js';
 import type { ResponseControls } from '../common/http/response.js';
 import {
   NEW_SESSION_KEY_EXAMPLE,
@@ -10,6 +11,7 @@ import {
 } from '../payment-status/dto/payment-report.dto.js';
 import {
   DEMO_SESSION_EXAMPLES,
+  PaymentStatusElement,
   STATUS_ELEMENT_MODELS,
 } from '../payment-status/dto/payment-status-view.dto.js';
 import { VALIDATION_KEY_DESCRIPTION } from '../payment-status/payment-status.types.js';
@@ -17,7 +19,11 @@ import { PaymentSessionService } from '../payment-status/payment-session.service
 import { buildStatusElement } from '../payment-status/payment-status.shapes.js';
 import { PAYMENT_SESSIONS_ADMIN_PATH } from '../payment-status/payment-status.routes.js';
 import { ValidationKeyParams } from './dto/admin-params.dto.js';
-import { AdminPaymentSessionDto, TransitionHistoryDto } from './dto/admin-views.dto.js';
+import {
+  AdminPaymentSessionDto,
+  TransitionDto,
+  TransitionHistoryDto,
+} from './dto/admin-views.dto.js';
 
 @ApiTags('Operator: payment sessions')
 @ApiExtraModels(...STATUS_ELEMENT_MODELS)
@@ -34,6 +40,7 @@ export class AdminPaymentSessionsController {
       'identical final report again is a 200 no-op; any other change of a final session is a 409 ' +
       'and changes nothing. Of two concurrent conflicting reports exactly one wins.',
     access: 'operator',
+    envelope: { kind: 'list' },
     params: [
       {
         name: 'validationKey',
@@ -65,7 +72,7 @@ export class AdminPaymentSessionsController {
     @Param() params: ValidationKeyParams,
     @Body() report: PaymentReportDto,
     @Res({ passthrough: true }) response: Pick<ResponseControls, 'status'>,
-  ): Promise<AdminPaymentSessionDto> {
+  ): Promise<Listing<PaymentStatusElement, Omit<AdminPaymentSessionDto, 'payload'>>> {
     const { outcome, session } = await this.sessions.report(params.validationKey, report);
     response.status(outcome === 'created' ? 201 : 200);
     return {
@@ -73,7 +80,7 @@ export class AdminPaymentSessionsController {
       merchantId: session.merchantId,
       version: session.version,
       outcome,
-      payload: [buildStatusElement(session.validationKey, session)],
+      items: [buildStatusElement(session.validationKey, session)],
     };
   }
 
@@ -82,6 +89,7 @@ export class AdminPaymentSessionsController {
     operationId: 'getPaymentSessionHistory',
     summary: 'Every transition of a payment session, oldest first',
     access: 'operator',
+    envelope: { kind: 'list' },
     params: [
       {
         name: 'validationKey',
@@ -93,7 +101,9 @@ export class AdminPaymentSessionsController {
     errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
     errorNotes: { NOT_FOUND: 'No payment session has this key.' },
   })
-  async history(@Param() params: ValidationKeyParams): Promise<TransitionHistoryDto> {
+  async history(
+    @Param() params: ValidationKeyParams,
+  ): Promise<Listing<TransitionDto, { validationKey: string }>> {
     const transitions = await this.sessions.history(params.validationKey);
     if (!transitions) {
       throw new ApiError('NOT_FOUND', {
@@ -103,7 +113,7 @@ export class AdminPaymentSessionsController {
     }
     return {
       validationKey: params.validationKey,
-      payload: transitions.map((t) => ({
+      items: transitions.map((t) => ({
         from: t.fromStatus,
         to: t.toStatus,
         ...(t.detailedStatus === null ? {} : { detailedStatus: t.detailedStatus }),

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../common/errors/api-error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { OperatorAuthenticator } from '../http/ports.js';
 
 function digest(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
@@ -13,10 +14,11 @@ function digest(value: string): Buffer {
  * of the token leaks through timing.
  */
 @Injectable()
-export class OperatorToken {
+export class OperatorToken extends OperatorAuthenticator {
   private readonly expected: Buffer | undefined;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    super();
     this.expected = config.adminToken === undefined ? undefined : digest(config.adminToken);
   }
 

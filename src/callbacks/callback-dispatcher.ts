@@ -6,7 +6,7 @@ import { ServiceState } from '../common/service-state.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { isDatabaseUnavailable } from '../database/dialect.js';
 import { Transactions } from '../database/transactions.js';
-import { MerchantService } from '../merchants/merchant.service.js';
+import { CallbackSecretService } from '../merchants/callback-secret.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import {
   AttemptRecord,
@@ -67,7 +67,7 @@ export class CallbackDispatcher implements BeforeApplicationShutdown {
     private readonly callbacks: CallbackRepository,
     private readonly service: CallbackService,
     private readonly sender: CallbackSender,
-    private readonly merchants: MerchantService,
+    private readonly secrets: CallbackSecretService,
     private readonly transactions: Transactions,
     private readonly state: ServiceState,
     @Optional() private readonly metrics?: MetricsService,
@@ -142,7 +142,7 @@ export class CallbackDispatcher implements BeforeApplicationShutdown {
     const at = Date.now();
     let result: DeliveryResult;
     try {
-      const secrets = await this.merchants.signingSecrets(callback.merchantId, at);
+      const secrets = await this.secrets.signingSecrets(callback.merchantId, at);
       result = await this.sender.send(callback, secrets, new Date(at));
     } catch (error) {
       result = { outcome: 'error', error: 'could not be sent', durationMs: Date.now() - at };

@@ -1,15 +1,12 @@
-import { Controller, Get, Header, Headers, Inject, Query, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Query, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
+import type { Listing } from '../common/http/envelope.js';
+import type { ResponseControls } from '../common/http/response.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { Endpoint, setting } from '../common/http/endpoint.decorator.js';
-import {
-  JSON_CONTENT_TYPE,
-  type ResponseControls,
-  ifNoneMatchMatches,
-} from '../common/http/response.js';
+import { Endpoint, setting } from '../http/endpoint.decorator.js';
 import { CatalogService } from './catalog.service.js';
 import { CATALOG_ALIAS_PATH, CATALOG_PATH } from './catalog.routes.js';
-import { CATALOG_PAGE_EXAMPLE, CatalogPageDto } from './dto/catalog-page.dto.js';
+import { CATALOG_PAGE_EXAMPLE, CatalogPageDto, CryptoPairDto } from './dto/catalog-page.dto.js';
 import { CatalogQueryDto } from './dto/catalog-query.dto.js';
 
 /** What the catalog's answers say about caching them. */
@@ -35,7 +32,6 @@ export class CatalogController {
   ) {}
 
   @Get([CATALOG_PATH, CATALOG_ALIAS_PATH])
-  @Header('Content-Type', JSON_CONTENT_TYPE)
   @Endpoint({
     operationId: 'listCryptoPairs',
     summary: 'List the enabled crypto currency and protocol pairs',
@@ -45,6 +41,7 @@ export class CatalogController {
       'page past the end is an empty `payload` with the true total. Unknown query parameters are ' +
       `ignored; one given twice is a 400. Also served at \`/${CATALOG_ALIAS_PATH}\`.`,
     access: 'merchant',
+    envelope: { kind: 'list', etag: true },
     aliases: [{ path: CATALOG_ALIAS_PATH, operationId: 'listCryptoPairsSingularAlias' }],
     headers: [
       {
@@ -67,18 +64,11 @@ export class CatalogController {
     ],
     errors: ['INVALID_PARAMETER'],
   })
-  async list(
+  list(
     @Query() query: CatalogQueryDto,
-    @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Res({ passthrough: true }) response: ResponseControls,
-  ): Promise<string> {
-    const page = await this.catalog.listEnabled(query);
-    response.header('ETag', page.etag);
+  ): Promise<Listing<CryptoPairDto>> {
     response.header('Cache-Control', `private, max-age=${this.config.catalogCacheTtlSeconds}`);
-    if (ifNoneMatchMatches(ifNoneMatch, page.etag)) {
-      response.status(304);
-      return '';
-    }
-    return page.body;
+    return this.catalog.listEnabled(query);
   }
 }

@@ -3,12 +3,12 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Cache } from 'cache-manager';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ApiError } from '../common/errors/api-error.js';
-import { SerializedBody, strongEtag } from '../common/http/response.js';
+import { withSourceVersion, type Listing } from '../common/http/envelope.js';
 import { CoalescedRead } from '../database/coalesced-read.js';
 import { Transactions, type Tx } from '../database/transactions.js';
 import { CacheLookups, UNCOUNTED_CACHE_LOOKUPS } from '../metrics/cache-lookups.js';
 import { CryptoPairRecord, CryptoPairRepository } from './crypto-pair.repository.js';
-import { CatalogPageDto, CryptoPairDto } from './dto/catalog-page.dto.js';
+import { CryptoPairDto } from './dto/catalog-page.dto.js';
 import { CatalogQuery, catalogQueryKey } from './dto/catalog-query.dto.js';
 import {
   CryptoPairInputDto,
@@ -33,25 +33,26 @@ export class CatalogService {
   }
 
   /**
-   * Enabled pairs matching the query, serialised once and cached per catalog revision and
-   * normalised query. The ETag covers the revision, so it changes with every catalog write.
+   * Enabled pairs matching the query, cached per catalog revision and normalised query. A cached
+   * page is frozen: it is handed out again as it is (and its bytes with it). It carries the
+   * revision, so its ETag changes with every catalog write.
    */
-  async listEnabled(query: CatalogQuery): Promise<SerializedBody> {
+  async listEnabled(query: CatalogQuery): Promise<Listing<CryptoPairDto>> {
     const ttlMs = this.config.catalogCacheTtlSeconds * 1000;
     const revision = await this.revisionRead.get();
     const key = `catalog:${revision}:${catalogQueryKey(query)}`;
     if (ttlMs > 0) {
-      const cached = await this.cache.get<SerializedBody>(key);
+      const cached = await this.cache.get<Listing<CryptoPairDto>>(key);
       this.lookups.cacheLookup('catalog', Boolean(cached));
       if (cached) return cached;
     }
     const { rows, total } = await this.pairs.page(query, true);
-    const answer: CatalogPageDto = {
-      payload: rows.map(toPublicDto),
-      page: { size: query.size, page: query.page, total },
-    };
-    const body = JSON.stringify(answer);
-    const page = { body, etag: strongEtag(body, `catalog-revision:${revision}`) };
+    const page = Object.freeze(
+      withSourceVersion(
+        { items: rows.map(toPublicDto), page: { size: query.size, page: query.page, total } },
+        `catalog-revision:${revision}`,
+      ),
+    );
     if (ttlMs > 0) await this.cache.set(key, page, ttlMs);
     return page;
   }

@@ -2,7 +2,8 @@ import { INestApplication } from '@nestjs/common';
 import { createApp, migrate, startBackgroundWork } from '../app.setup.js';
 import { GracefulShutdown } from '../http/graceful-shutdown.js';
 import { AppConfig } from '../config/app-config.js';
-import { DEMO_MERCHANT_ID, MerchantService } from '../merchants/merchant.service.js';
+import { ApiKeyService } from '../merchants/api-key.service.js';
+import { DEMO_MERCHANT_ID } from '../merchants/merchant-id.js';
 
 export interface ServeOptions {
   migrate: boolean;
@@ -35,7 +36,7 @@ async function refuseUnsafeProduction(app: INestApplication, config: AppConfig):
     await app.close();
     throw new Error('NODE_ENV=production refuses AUTH_MODE=none');
   }
-  if (await app.get(MerchantService).demoKeyActive()) {
+  if (await app.get(ApiKeyService).demoKeyActive()) {
     await app.close();
     throw new Error(
       `NODE_ENV=production refuses to start while the demo merchant "${DEMO_MERCHANT_ID}" has an active API key; revoke it first`,

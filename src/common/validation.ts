@@ -46,8 +46,8 @@ export const VALIDATOR_OPTIONS = {
   validationError: { target: false, value: false },
 } as const;
 
-export function createValidationPipe({ remember = true } = {}): ValidationPipe {
-  return new (remember ? RememberingValidationPipe : ValidationPipe)({
+export function createValidationPipe(): ValidationPipe {
+  return new RememberingValidationPipe({
     ...VALIDATOR_OPTIONS,
     transform: true,
     transformOptions: { enableImplicitConversion: false },

@@ -335,21 +335,6 @@ describe('loadConfig', () => {
     expect(configError({ HEADERS_TIMEOUT_MS: '60000' }).variable).toBe('REQUEST_TIMEOUT_MS');
   });
 
-  it('switches off measurable layers only outside production', () => {
-    expect(loadConfig({}).layersOff.size).toBe(0);
-    expect([...loadConfig({ MEASURE_WITHOUT: 'version, rate-limit' }).layersOff]).toEqual([
-      'version',
-      'rate-limit',
-    ]);
-    expect(configError({ MEASURE_WITHOUT: 'rate-limit,keys' }).variable).toBe('MEASURE_WITHOUT');
-    const production = configError({
-      NODE_ENV: 'production',
-      MEASURE_WITHOUT: 'rate-limit',
-      CALLBACK_SECRET_KEY: Buffer.alloc(32, 1).toString('base64'),
-    });
-    expect(production.variable).toBe('MEASURE_WITHOUT');
-  });
-
   it('keeps the error on one line whatever the value holds', () => {
     const envs: Record<string, string>[] = [
       { PORT: '80\n81' },

@@ -50,20 +50,7 @@ export interface AppConfig {
   /** Prefix of this deployment's keys in Redis, so that several deployments can share one server. */
   redisKeyPrefix: string;
   callbacks: CallbacksConfig;
-  /**
-   * Layers of the request pipeline switched off to measure what each costs (the benchmark's
-   * `--layers`); refused with NODE_ENV=production. Empty in every real deployment.
-   */
-  layersOff: ReadonlySet<MeasurableLayer>;
 }
-
-/**
- * Pipeline layers that MEASURE_WITHOUT may switch off: the `api-version` check, both rate limits,
- * and the memory of accepted queries (each query is then validated afresh). Keys and caching have
- * their own settings (AUTH_MODE=none, CATALOG_CACHE_TTL_SECONDS=0), logging its level.
- */
-export const MEASURABLE_LAYERS = ['version', 'rate-limit', 'validation-memory'] as const;
-export type MeasurableLayer = (typeof MEASURABLE_LAYERS)[number];
 
 /** Merchant callbacks: delivery, retries, secrets, safety. */
 export interface CallbacksConfig {
@@ -204,27 +191,6 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
   return raw as T;
 }
 
-function layersOff(env: Env): ReadonlySet<MeasurableLayer> {
-  const raw = read(env, 'MEASURE_WITHOUT');
-  if (raw === undefined) return new Set();
-  const names = raw.split(',').map((name) => name.trim());
-  for (const name of names) {
-    if (!(MEASURABLE_LAYERS as readonly string[]).includes(name)) {
-      throw new ConfigError(
-        'MEASURE_WITHOUT',
-        `must list some of ${MEASURABLE_LAYERS.join(', ')}, separated by commas (got ${shown(raw)})`,
-      );
-    }
-  }
-  if (read(env, 'NODE_ENV') === 'production') {
-    throw new ConfigError(
-      'MEASURE_WITHOUT',
-      'is for measurements and refused with NODE_ENV=production',
-    );
-  }
-  return new Set(names as MeasurableLayer[]);
-}
-
 function contextPath(env: Env): string {
   const raw = read(env, 'CONTEXT_PATH');
   if (raw === undefined || raw === '/') return '';
@@ -332,7 +298,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
     redisUrl: redisUrl(env),
     redisKeyPrefix: redisKeyPrefix(env),
     callbacks: callbacks(env),
-    layersOff: layersOff(env),
   };
   if (
     config.callbacks.secretKey === undefined &&

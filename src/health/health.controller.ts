@@ -2,7 +2,7 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { ApiError } from '../common/errors/api-error.js';
-import { Endpoint } from '../common/http/endpoint.decorator.js';
+import { Endpoint } from '../http/endpoint.decorator.js';
 import { ServiceState } from '../common/service-state.js';
 
 /** The checks of a readiness answer, by name (`database`). */

@@ -1,53 +1,38 @@
-import {
-  ArgumentsHost,
-  Catch,
-  ExceptionFilter,
-  HttpException,
-  Logger,
-  NotFoundException,
-} from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../common/errors/api-error.js';
 import type { ErrorCode } from '../common/errors/error-catalog.js';
-import { MAX_JSON_DEPTH } from '../common/http/json-depth.js';
 import { isDatabaseUnavailable } from '../database/dialect.js';
 import { answerOf, writeAnswer } from './error-answer.js';
 import { requestIdOf } from './logging.js';
-import { NotFoundAnswers } from './not-found.js';
+import { pathOf } from './paths.js';
+import { rawOf, requestTargetOf } from './raw.js';
 
 /**
- * The one place where failures in routes become HTTP answers: every non-2xx response is the error
- * envelope, with nothing internal in it. Unexpected errors are logged with their stack and the
- * request id; the client sees only INTERNAL_ERROR.
+ * The one place where failures become HTTP answers: every non-2xx response is the error envelope,
+ * with nothing internal in it. Unexpected errors are logged with their stack and the request id;
+ * the client sees only INTERNAL_ERROR. A request answered before its body was read closes its
+ * connection after the answer, rather than wait for (or misread) the rest of the body.
  */
 @Catch()
 export class ErrorsFilter implements ExceptionFilter {
   private readonly logger = new Logger('ErrorsFilter');
 
-  constructor(private readonly notFound: NotFoundAnswers) {}
-
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const request = raw<IncomingMessage>(http.getRequest());
-    const response = raw<ServerResponse>(http.getResponse());
-    this.errorOf(exception, request).then(
-      (error) => writeAnswer(response, answerOf(error)),
-      (failure: unknown) => {
-        this.logUnexpected(failure, request);
-        writeAnswer(response, answerOf(new ApiError('INTERNAL_ERROR')));
-      },
-    );
+    const request = rawOf<IncomingMessage>(http.getRequest());
+    const response = rawOf<ServerResponse>(http.getResponse());
+    if (!request.complete) response.shouldKeepAlive = false;
+    writeAnswer(response, answerOf(this.errorOf(exception, request)));
   }
 
-  private async errorOf(exception: unknown, request: IncomingMessage): Promise<ApiError> {
+  private errorOf(exception: unknown, request: IncomingMessage): ApiError {
     if (exception instanceof ApiError) return exception;
-    if (exception instanceof NotFoundException || isUndecodablePath(exception)) {
-      return this.notFound.errorFor(request);
-    }
     const code = codeOf(exception);
-    if (code === 'MALFORMED_REQUEST' && isTooDeep(exception)) {
-      return new ApiError(code, {
-        message: `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`,
+    if (code === 'NOT_FOUND') {
+      const path = pathOf(requestTargetOf(request)).replace(/[^\x20-\x7e]/g, '?');
+      return new ApiError('NOT_FOUND', {
+        message: `No route ${request.method ?? 'GET'} ${path.length > 100 ? `${path.slice(0, 100)}…` : path}.`,
       });
     }
     if (code === 'SERVICE_UNAVAILABLE') {
@@ -56,57 +41,29 @@ export class ErrorsFilter implements ExceptionFilter {
         'Service unavailable',
       );
     }
-    if (code === 'INTERNAL_ERROR') this.logUnexpected(exception, request);
+    if (code === 'INTERNAL_ERROR') {
+      this.logger.error(
+        { requestId: requestIdOf(request), err: describe(exception) },
+        'Unexpected error',
+      );
+    }
     return new ApiError(code);
   }
-
-  private logUnexpected(exception: unknown, request: IncomingMessage): void {
-    this.logger.error(
-      { requestId: requestIdOf(request), err: describe(exception) },
-      'Unexpected error',
-    );
-  }
 }
 
-function isTooDeep(exception: unknown): boolean {
-  const cause = (exception as { cause?: unknown })?.cause ?? exception;
-  return (cause as { code?: unknown })?.code === 'JSON_TOO_DEEP';
-}
-
-/** Fastify hands filters its own request and reply objects; both wrap Node's. */
-function raw<T>(value: unknown): T {
-  return ((value as { raw?: T }).raw ?? value) as T;
-}
-
-/** A path the platform could not decode: it names nothing, like an unknown route. */
-function isUndecodablePath(exception: unknown): boolean {
-  const cause = (exception as { cause?: unknown })?.cause ?? exception;
-  return statusOf(exception) === 400 && cause instanceof URIError;
-}
-
+/** What an error the application did not raise itself (the platform's, a driver's) means. */
 function codeOf(exception: unknown): ErrorCode {
   const status = statusOf(exception);
-  // The platform wraps body-parser errors; their cause tells what really happened.
   const cause = (exception as { cause?: unknown })?.cause ?? exception;
-  const type = (cause as { type?: unknown })?.type;
-  const platformCode = (cause as { code?: unknown })?.code;
-  if (
-    type === 'entity.parse.failed' ||
-    type === 'entity.too.deep' ||
-    platformCode === 'JSON_TOO_DEEP' ||
-    platformCode === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
-    platformCode === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
-    (status === 400 && cause instanceof SyntaxError)
-  ) {
-    return 'MALFORMED_REQUEST';
-  }
+  // A path the platform could not decode names nothing, like an unknown route; the docs' file
+  // server refuses the paths it will not serve with a 403 that means the same.
+  if (cause instanceof URIError || status === 404 || status === 403) return 'NOT_FOUND';
+  if (status === 405) return 'METHOD_NOT_ALLOWED';
   if (status === 413) return 'PAYLOAD_TOO_LARGE';
   if (status === 415) return 'UNSUPPORTED_MEDIA_TYPE';
   if (status === 429) return 'RATE_LIMITED';
-  if (status === 503) return 'SERVICE_UNAVAILABLE';
-  if (status === 404) return 'NOT_FOUND';
+  if (status === 503 || isDatabaseUnavailable(exception)) return 'SERVICE_UNAVAILABLE';
   if (status === 400) return 'INVALID_PARAMETER';
-  if (isDatabaseUnavailable(exception)) return 'SERVICE_UNAVAILABLE';
   return 'INTERNAL_ERROR';
 }
 

@@ -2,21 +2,22 @@ import { Inject, Injectable, type INestApplication } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { ServiceState } from '../common/service-state.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import type { HttpPipeline } from './http-pipeline.js';
 import { flushLogger } from './logging.js';
+import type { NodeServer } from './node-server.js';
 
 /** Time kept back from the deadline to close the database and write the last log lines. */
 const CLOSING_MARGIN_MS = 500;
 
 /**
  * SIGTERM and SIGINT: readiness answers 503 at once, no new connection is accepted, requests in
- * flight are answered (later answers on kept-alive connections carry `Connection: close`), idle
- * connections are closed, then the application closes (database included), logs are flushed,
- * and the process exits 0 within SHUTDOWN_TIMEOUT_MS, closing what is left at the deadline.
+ * flight and still to come on open connections are answered with `Connection: close`, idle
+ * connections close at the end of their keep-alive time (see NodeServer.drain), then the
+ * application closes (database included), logs are flushed, and the process exits 0 within
+ * SHUTDOWN_TIMEOUT_MS, closing what is left at the deadline.
  */
 @Injectable()
 export class GracefulShutdown {
-  private pipeline?: HttpPipeline;
+  private server?: NodeServer;
   private logger?: Logger;
   private running?: Promise<void>;
 
@@ -25,8 +26,8 @@ export class GracefulShutdown {
     private readonly state: ServiceState,
   ) {}
 
-  attach(pipeline: HttpPipeline, logger: Logger): void {
-    this.pipeline = pipeline;
+  attach(server: NodeServer, logger: Logger): void {
+    this.server = server;
     this.logger = logger;
   }
 
@@ -55,7 +56,7 @@ export class GracefulShutdown {
       setTimeout(resolve, Math.max(0, deadline - CLOSING_MARGIN_MS / 5 - Date.now())).unref(),
     );
     const closing = (async () => {
-      await this.pipeline?.drain(deadline - CLOSING_MARGIN_MS);
+      await this.server?.drain(deadline - CLOSING_MARGIN_MS);
       await app.close();
     })();
     await Promise.race([

@@ -4,13 +4,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { AppConfig } from '../config/app-config.js';
 import { BlockWriter } from './log-destination.js';
-import type { PathInfo } from './paths.js';
 
 /**
  * Logs are JSON lines (pino). There is no per-request logger: a request's one completion line
  * carries its fields, and anything logged about a request names its `requestId` itself.
  * Nothing from headers or bodies is ever logged; URLs appear only in their loggable form (see
- * classifyPath), so no API key, admin token, full validation key or personal data is written.
+ * loggableUrl), so no API key, admin token, full validation key or personal data is written.
  */
 export function createLogger(config: AppConfig, stream?: DestinationStream): Logger {
   if (stream) return pino({ level: config.logLevel, base: { pid: process.pid } }, stream);
@@ -88,13 +87,8 @@ export class NestLogger implements LoggerService {
 /** An incoming x-request-id is echoed only when it is short and printable. */
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 const REQUEST_ID = Symbol('requestId');
-const ROUTE = Symbol('route');
 
-type Tagged = IncomingMessage & {
-  [REQUEST_ID]?: string;
-  [ROUTE]?: string;
-  route?: { path?: string };
-};
+type Tagged = IncomingMessage & { [REQUEST_ID]?: string };
 
 /** The request's id: the caller's x-request-id when acceptable, else a new UUID; fixed once chosen. */
 export function requestIdOf(request: IncomingMessage): string {
@@ -107,17 +101,6 @@ export function requestIdOf(request: IncomingMessage): string {
   return tagged[REQUEST_ID];
 }
 
-/** Records the route template that served the request (platforms without `req.route`). */
-export function setRouteTemplate(request: IncomingMessage, template: string | undefined): void {
-  (request as Tagged)[ROUTE] = template;
-}
-
-/** The route template that served the request (never the raw URL), when one did. */
-export function routeTemplateOf(request: IncomingMessage): string | undefined {
-  const tagged = request as Tagged;
-  return tagged[ROUTE] ?? tagged.route?.path;
-}
-
 /**
  * The completion line of a request: `requestId`, `method`, `url` (loggable form), `route`,
  * `statusCode`, `latencyMs`; level warn for 4xx, error for 5xx. An answer cut off before it was
@@ -127,29 +110,28 @@ export function logCompletion(
   logger: Logger,
   request: IncomingMessage,
   response: ServerResponse,
-  path: PathInfo,
-  latencyMs: number,
+  line: { url: () => string; route: string | undefined; latencyMs: number },
 ): void {
   const status = response.statusCode;
   const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
   if (!logger.isLevelEnabled(level)) return;
-  const route = routeTemplateOf(request);
+  const { route, latencyMs } = line;
   // The request id and the method need no escaping: the id is a UUID or matched
   // REQUEST_ID_PATTERN, and Node's parser accepts only the methods it knows.
   const method = request.method ?? '';
-  const url = JSON.stringify(path.loggable);
+  const url = JSON.stringify(line.url());
   // The line pino writes for `logger[level](fields, message)`, in its field order, built here
   // rather than by pino's generic serialiser, which took 3–4 % of a status lookup's CPU on
   // Fastify at LOG_LEVEL=info: 0.24 µs against 0.81 µs a line (node bench/log-line.mjs). Level,
   // time and the logger's bindings (pid) still come from the logger; the line goes to its stream.
-  const line =
+  const text =
     `${linePrefix(logger, level)},"requestId":"${requestIdOf(request)}"` +
     `,"method":"${method}","url":${url}` +
     (route === undefined ? '' : `,"route":${routeJson(route)}`) +
     `,"statusCode":${status},"latencyMs":${Math.round(latencyMs * 10) / 10}` +
     (response.writableFinished ? '' : ',"aborted":true') +
     `,"msg":"${method} ${url.slice(1, -1)} ${status}"}\n`;
-  streamOf(logger).write(line);
+  streamOf(logger).write(text);
 }
 
 /** Route templates are few (one per route): each is escaped once. */

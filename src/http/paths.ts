@@ -1,126 +1,25 @@
 import { redactValidationKey } from '../common/masking.js';
-import {
-  PAYMENT_SESSIONS_ADMIN_PATH,
-  PAYMENT_STATUS_PATH,
-} from '../payment-status/payment-status.routes.js';
-
-/** Who may reach a path: merchants (`/api`), the operator (`/admin`, `/metrics`) or anyone. */
-export type PathPolicy = 'merchant' | 'operator' | 'public';
-
-/** What the pipeline needs to know about a request's path, whatever its spelling. */
-export interface PathInfo {
-  policy: PathPolicy;
-  /** Under the status lookup's path: a miss there is the TRANSACTION_FAILED 404. */
-  statusLookup: boolean;
-  /** The path as it may be logged: normalised, validation keys cut, at most 512 characters. */
-  readonly loggable: string;
-}
 
 /** Longest URL written to a log line. */
 export const MAX_LOGGED_URL = 512;
 
-const OPERATOR_ROOTS = new Set(['admin', 'metrics']);
-const STATUS_SEGMENTS = PAYMENT_STATUS_PATH.split('/');
-/**
- * Paths that carry a validation key right after them. Below the status lookup everything that
- * follows is a key as far as the log knows; below the operator's sessions only the first segment
- * is (the rest names the route, like `history`).
- */
-const KEY_PREFIXES = [
-  { segments: STATUS_SEGMENTS, keySegments: Infinity },
-  { segments: PAYMENT_SESSIONS_ADMIN_PATH.split('/'), keySegments: 1 },
-];
+/** The path of a request target, without its query. */
+export function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+}
 
 /**
- * Classifies a request URL the way a router would read it, and more: percent-escapes decoded,
- * `.` and `..` segments resolved, repeated slashes collapsed, case ignored. So `/API/./gateway//
- * payment-status/k` is a merchant request under the status lookup, and its key is never logged,
- * whichever spelling reaches the router.
+ * The segments a path means, read as leniently as any client or intermediary might: escapes
+ * decoded, `\` taken for `/`, `;parameters` dropped, `.` and `..` resolved, empty segments
+ * skipped. Used to decide which area a request that no route serves falls in (so `/API/./x`,
+ * `//api//x`, `/%61pi/x`, `/api;v=1/x` and `/api\x` are all below `/api`), never to route.
  */
-export function classifyPath(rawUrl: string, contextPath: string): PathInfo {
-  const query = rawUrl.indexOf('?');
-  const rawPath = query < 0 ? rawUrl : rawUrl.slice(0, query);
-  const spelled = rawPath.split('/').filter(Boolean);
-  // Most paths are spelled plainly (no escapes, no `.` segments): then the spelling as sent and
-  // the resolved path are the same segments, and one reading serves both.
-  const plain = !rawPath.includes('%') && !spelled.some(isDotSegment);
-  const segments = plain ? spelled : normalisedSegments(rawPath);
-  const prefix = prefixSegments(contextPath);
-  const local = localSegments(segments, prefix);
-  // The spelling as sent counts too: `/api/../health` is a merchant request, whatever it resolves to.
-  const policy = plain
-    ? policyOf(local)
-    : strictest(policyOf(local), policyOf(localSegments(spelled, prefix)));
-  const statusLookup = local !== undefined && startsWithIgnoringCase(local, 0, STATUS_SEGMENTS);
-  // Built only when a line is written: most answers are not logged at the default level.
-  let loggable: string | undefined;
-  return {
-    policy,
-    statusLookup,
-    get loggable() {
-      return (loggable ??= loggablePath(segments, rawUrl, query));
-    },
-  };
-}
-
-const isDotSegment = (segment: string) => segment === '.' || segment === '..';
-
-let lastContextPath = '';
-let lastPrefix: string[] = [];
-
-/** CONTEXT_PATH as segments (it does not change while the process runs: read once). */
-function prefixSegments(contextPath: string): string[] {
-  if (contextPath !== lastContextPath) {
-    lastPrefix = normalisedSegments(contextPath);
-    lastContextPath = contextPath;
-  }
-  return lastPrefix;
-}
-
-/** The segments below CONTEXT_PATH, or undefined when the path is not under it. */
-function localSegments(segments: string[], prefix: string[]): string[] | undefined {
-  if (prefix.length === 0) return segments;
-  const under = startsWithIgnoringCase(segments, 0, prefix);
-  return under ? segments.slice(prefix.length) : undefined;
-}
-
-function policyOf(local: string[] | undefined): PathPolicy {
-  const root = local?.[0]?.toLowerCase();
-  if (root === 'api') return 'merchant';
-  return root !== undefined && OPERATOR_ROOTS.has(root) ? 'operator' : 'public';
-}
-
-function strictest(a: PathPolicy, b: PathPolicy): PathPolicy {
-  if (a === 'merchant' || b === 'merchant') return 'merchant';
-  return a === 'operator' || b === 'operator' ? 'operator' : 'public';
-}
-
-function loggablePath(segments: string[], rawUrl: string, query: number): string {
-  let shown = segments;
-  // Wherever it stands (below CONTEXT_PATH or not), a key-bearing path loses its key.
-  for (const { segments: prefix, keySegments } of KEY_PREFIXES) {
-    const at = indexIgnoringCase(segments, prefix);
-    if (at < 0 || segments.length <= at + prefix.length) continue;
-    const start = at + prefix.length;
-    const end = Math.min(segments.length, start + keySegments);
-    const key = segments.slice(start, end).join('/');
-    shown = [...segments.slice(0, start), redactValidationKey(key), ...segments.slice(end)];
-    break;
-  }
-  const path = `/${shown.join('/')}${query < 0 ? '' : rawUrl.slice(query)}`;
-  const printable = UNPRINTABLE.test(path) ? path.replace(UNPRINTABLE_ALL, '?') : path;
-  return printable.length > MAX_LOGGED_URL
-    ? `${printable.slice(0, MAX_LOGGED_URL - 1)}…`
-    : printable;
-}
-
-const UNPRINTABLE = /[^\x20-\x7e…]/;
-const UNPRINTABLE_ALL = /[^\x20-\x7e…]/g;
-
-function normalisedSegments(path: string): string[] {
+export function normalisedSegments(path: string): string[] {
   const out: string[] = [];
-  for (const raw of path.split('/')) {
-    const segment = decodeSegment(raw);
+  for (const raw of path.split(/[/\\]/)) {
+    const parameters = raw.indexOf(';');
+    const segment = decodeSegment(parameters < 0 ? raw : raw.slice(0, parameters));
     if (segment === '' || segment === '.') continue;
     if (segment === '..') out.pop();
     else out.push(segment);
@@ -137,20 +36,52 @@ function decodeSegment(segment: string): string {
   }
 }
 
-/** Whether `segments` from `at` on begin with `prefix` (lower case), whatever their case. */
-function startsWithIgnoringCase(segments: string[], at: number, prefix: string[]): boolean {
-  if (segments.length - at < prefix.length) return false;
+/** Whether `segments` begin with `prefix`, whatever the case of either. */
+export function startsWithIgnoringCase(segments: readonly string[], prefix: readonly string[]) {
+  if (segments.length < prefix.length) return false;
   for (let i = 0; i < prefix.length; i++) {
-    const segment = segments[at + i];
-    if (segment !== prefix[i] && segment.toLowerCase() !== prefix[i].toLowerCase()) return false;
+    if (segments[i].toLowerCase() !== prefix[i].toLowerCase()) return false;
   }
   return true;
 }
 
-/** Where `prefix` (lower case) first stands in `segments`, whatever their case; else -1. */
-function indexIgnoringCase(segments: string[], prefix: string[]): number {
-  for (let at = 0; at + prefix.length <= segments.length; at++) {
-    if (startsWithIgnoringCase(segments, at, prefix)) return at;
+/**
+ * A request target as a log line may show it: every path segment and query name that is not a
+ * word of some route is cut like a validation key (its first characters and `…`), and so is every
+ * query value. Whatever the spelling, an identifier in the URL (a validation key, an API key put
+ * where it does not belong) is never written whole; the route words say what was asked.
+ */
+export function loggableUrl(url: string, isRouteWord: (word: string) => boolean): string {
+  const query = url.indexOf('?');
+  const path = query < 0 ? url : url.slice(0, query);
+  let shown = path
+    .split('/')
+    .map((segment) => (isShownWord(segment, isRouteWord) ? segment : redactValidationKey(segment)))
+    .join('/');
+  if (query >= 0) {
+    const pairs = url
+      .slice(query + 1)
+      .split('&')
+      .map((pair) => {
+        const equals = pair.indexOf('=');
+        const name = equals < 0 ? pair : pair.slice(0, equals);
+        const shownName = isShownWord(name, isRouteWord) ? name : redactValidationKey(name);
+        return equals < 0
+          ? shownName
+          : `${shownName}=${redactValidationKey(pair.slice(equals + 1))}`;
+      });
+    shown += `?${pairs.join('&')}`;
   }
-  return -1;
+  const printable = UNPRINTABLE.test(shown) ? shown.replace(UNPRINTABLE_ALL, '?') : shown;
+  return printable.length > MAX_LOGGED_URL
+    ? `${printable.slice(0, MAX_LOGGED_URL - 1)}…`
+    : printable;
 }
+
+/** Empty and dot segments cannot hold an identifier: they are shown as they are. */
+function isShownWord(word: string, isRouteWord: (word: string) => boolean): boolean {
+  return word === '' || word === '.' || word === '..' || isRouteWord(word);
+}
+
+const UNPRINTABLE = /[^\x20-\x7e…]/;
+const UNPRINTABLE_ALL = /[^\x20-\x7e…]/g;

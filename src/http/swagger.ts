@@ -13,13 +13,17 @@ import {
   RETRY_AFTER_HEADER,
   SETTING_PLACEHOLDER,
   setting,
-} from '../common/http/endpoint.decorator.js';
+} from './endpoint.decorator.js';
 import { AppConfig } from '../config/app-config.js';
+import type { DocsPaths } from './route-table.js';
 
 /** The key `npm start` seeds (seeds/demo.json); production refuses to start while it works. */
 export const SANDBOX_API_KEY = 'gw_demo_sandbox_key_do_not_use_in_production';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
+
+/** Where the docs page and the OpenAPI document are served, below CONTEXT_PATH. */
+export const DOCS_PATHS: DocsPaths = { page: '/docs', document: '/docs-json' };
 
 const DESCRIPTION = `
 Crypto pair catalog and payment status for merchants, and the operator API that feeds them.
@@ -85,8 +89,10 @@ export function setupSwagger(app: INestApplication, config: AppConfig): OpenAPIO
   document.info.license = { name: 'Proprietary' };
   finishDocument(document, config);
   app.get(DocsMount).serveAtInit(() =>
-    SwaggerModule.setup(`${config.contextPath}/docs`, app, document, {
-      jsonDocumentUrl: `${config.contextPath}/docs-json`,
+    SwaggerModule.setup(`${config.contextPath}${DOCS_PATHS.page}`, app, document, {
+      jsonDocumentUrl: `${config.contextPath}${DOCS_PATHS.document}`,
+      // Only the JSON document: one form of it is enough, and the route table knows its path.
+      raw: ['json'],
       useGlobalPrefix: false,
       // The operator token stays in this page's memory only, never in the browser's storage.
       swaggerOptions: { persistAuthorization: false, displayOperationId: true },

@@ -1,4 +1,7 @@
 import type { Tx } from '../database/transactions.js';
+import type { ResolvedKey } from '../http/ports.js';
+
+export type { ResolvedKey };
 
 export interface MerchantRecord {
   id: string;
@@ -27,12 +30,6 @@ export interface StoredCallbackSecrets {
   current: string | null;
   previous: string | null;
   rotatedAt: number | null;
-}
-
-/** A key that works, and whose merchant it opens. */
-export interface ResolvedKey {
-  keyId: string;
-  merchantId: string;
 }
 
 /** One page of a list, and how many records there are in all. */

@@ -4,120 +4,120 @@ import { apiErrorOf } from '../../test/support/api-error-of.js';
 import { ChangeFeed, type Subscription } from '../database/change-feed.js';
 import type { Tx } from '../database/transactions.js';
 import { hashApiKey } from './api-key.js';
-import { DEMO_MERCHANT_ID, MerchantService } from './merchant.service.js';
+import { merchantServices } from '../../test/fakes/merchant-services.js';
+import { DEMO_MERCHANT_ID } from './merchant-id.js';
 
 function setup() {
   const merchants = new InMemoryMerchants();
   const transactions = new InMemoryTransactions(merchants);
-  return {
-    service: new MerchantService(merchants, transactions, testSecretBox()),
-    merchants,
-    transactions,
-  };
+  const { merchants: service, keys, secrets } = merchantServices(merchants, transactions);
+  return { service, keys, secrets, merchants, transactions };
 }
 
-describe('MerchantService: keys', () => {
+type Services = ReturnType<typeof setup>;
+
+describe('ApiKeyService', () => {
   it('resolves a created key to its merchant; an unknown key to nothing', async () => {
-    const { service } = setup();
+    const { service, keys } = setup();
     await service.createMerchant({ id: 'acme', name: 'Acme' });
-    const { keyId, apiKey } = await service.createKey('acme');
-    expect(await service.resolve(apiKey)).toEqual({ keyId, merchantId: 'acme' });
-    expect(await service.resolve(`${apiKey}x`)).toBeUndefined();
+    const { keyId, apiKey } = await keys.createKey('acme');
+    expect(await keys.resolve(apiKey)).toEqual({ keyId, merchantId: 'acme' });
+    expect(await keys.resolve(`${apiKey}x`)).toBeUndefined();
   });
 
   it('stores only the hash of a created key', async () => {
-    const { service, merchants } = setup();
+    const { service, keys, merchants } = setup();
     await service.createMerchant({ id: 'acme', name: 'Acme' });
-    const { apiKey } = await service.createKey('acme');
+    const { apiKey } = await keys.createKey('acme');
     const [stored] = merchants.keys();
     expect(stored.keyHash).toBe(hashApiKey(apiKey));
     expect(JSON.stringify(merchants.keys())).not.toContain(apiKey);
   });
 
   it('keeps a resolved key in memory: one lookup serves every later request', async () => {
-    const { service, merchants } = setup();
+    const { service, keys, merchants } = setup();
     await service.createMerchant({ id: 'acme', name: 'Acme' });
-    const { apiKey } = await service.createKey('acme');
-    for (let i = 0; i < 5; i++) await service.resolve(apiKey);
+    const { apiKey } = await keys.createKey('acme');
+    for (let i = 0; i < 5; i++) await keys.resolve(apiKey);
     expect(merchants.keyLookups).toBe(1);
   });
 
   it('answers a kept key at once, without a promise; an unknown key after the lookup', async () => {
-    const { service } = setup();
+    const { service, keys } = setup();
     await service.createMerchant({ id: 'acme', name: 'Acme' });
-    const { keyId, apiKey } = await service.createKey('acme');
-    const first = service.resolve(apiKey);
+    const { keyId, apiKey } = await keys.createKey('acme');
+    const first = keys.resolve(apiKey);
     expect(first).toBeInstanceOf(Promise);
     await first;
-    expect(service.resolve(apiKey)).toEqual({ keyId, merchantId: 'acme' });
-    const unknown = service.resolve(`${apiKey}x`);
+    expect(keys.resolve(apiKey)).toEqual({ keyId, merchantId: 'acme' });
+    const unknown = keys.resolve(`${apiKey}x`);
     expect(unknown).toBeInstanceOf(Promise);
     expect(await unknown).toBeUndefined();
   });
 
   it('does not remember a miss: a key created after a miss works at once', async () => {
-    const { service, transactions, merchants } = setup();
+    const { service, keys, merchants, transactions } = setup();
     await service.createMerchant({ id: 'acme', name: 'Acme' });
     const plaintext = 'gw_seeded_key_with_at_least_32_characters';
-    expect(await service.resolve(plaintext)).toBeUndefined();
+    expect(await keys.resolve(plaintext)).toBeUndefined();
     await transactions.run((tx) =>
       service.upsertFromSeed(tx, { id: 'acme', name: 'Acme' }, [plaintext]),
     );
-    expect(await service.resolve(plaintext)).toMatchObject({ merchantId: 'acme' });
+    expect(await keys.resolve(plaintext)).toMatchObject({ merchantId: 'acme' });
     expect(merchants.keyLookups).toBe(2);
   });
 
   it('refuses a revoked key on the very next request, even after it was cached', async () => {
-    const { service } = setup();
+    const { service, keys } = setup();
     await service.createMerchant({ id: 'acme', name: 'Acme' });
-    const { keyId, apiKey } = await service.createKey('acme');
-    expect(await service.resolve(apiKey)).toBeDefined();
-    await service.revokeKey('acme', keyId);
-    expect(await service.resolve(apiKey)).toBeUndefined();
+    const { keyId, apiKey } = await keys.createKey('acme');
+    expect(await keys.resolve(apiKey)).toBeDefined();
+    await keys.revokeKey('acme', keyId);
+    expect(await keys.resolve(apiKey)).toBeUndefined();
   });
 
   it('revokes twice without error and keeps the first revocation time', async () => {
-    const { service, merchants } = setup();
+    const { service, keys, merchants } = setup();
     await service.createMerchant({ id: 'acme', name: 'Acme' });
-    const { keyId } = await service.createKey('acme');
-    await service.revokeKey('acme', keyId);
+    const { keyId } = await keys.createKey('acme');
+    await keys.revokeKey('acme', keyId);
     const first = merchants.keys()[0].revokedAt;
-    await service.revokeKey('acme', keyId);
+    await keys.revokeKey('acme', keyId);
     expect(merchants.keys()[0].revokedAt).toBe(first);
   });
 
   it.each([
-    ['a key of an unknown merchant', (s: MerchantService) => s.createKey('nobody'), 'merchantId'],
+    ['a key of an unknown merchant', (s: Services) => s.keys.createKey('nobody'), 'merchantId'],
     [
       "a key under another merchant's id",
-      async (s: MerchantService) => {
-        await s.createMerchant({ id: 'globex', name: 'Globex' });
-        const { keyId } = await s.createKey('globex');
-        return s.revokeKey('acme', keyId);
+      async (s: Services) => {
+        await s.service.createMerchant({ id: 'globex', name: 'Globex' });
+        const { keyId } = await s.keys.createKey('globex');
+        return s.keys.revokeKey('acme', keyId);
       },
       'keyId',
     ],
     [
       'an unknown key id',
-      (s: MerchantService) => s.revokeKey('acme', '0d9a2c4e-5b1f-4f3a-8e7d-2c6b9a1f0e3d'),
+      (s: Services) => s.keys.revokeKey('acme', '0d9a2c4e-5b1f-4f3a-8e7d-2c6b9a1f0e3d'),
       'keyId',
     ],
   ])('answers %s with 404 NOT_FOUND', async (_label, act, field) => {
-    const { service } = setup();
-    await service.createMerchant({ id: 'acme', name: 'Acme' });
-    const error = await apiErrorOf(act(service));
+    const services = setup();
+    await services.service.createMerchant({ id: 'acme', name: 'Acme' });
+    const error = await apiErrorOf(act(services));
     expect(error.code).toBe('NOT_FOUND');
     expect(error.items[0].field).toBe(field);
   });
 
   it('tells whether the demo merchant still has a working key', async () => {
-    const { service } = setup();
+    const { service, keys } = setup();
     await service.createMerchant({ id: DEMO_MERCHANT_ID, name: 'Demo' });
-    expect(await service.demoKeyActive()).toBe(false);
-    const { keyId } = await service.createKey(DEMO_MERCHANT_ID);
-    expect(await service.demoKeyActive()).toBe(true);
-    await service.revokeKey(DEMO_MERCHANT_ID, keyId);
-    expect(await service.demoKeyActive()).toBe(false);
+    expect(await keys.demoKeyActive()).toBe(false);
+    const { keyId } = await keys.createKey(DEMO_MERCHANT_ID);
+    expect(await keys.demoKeyActive()).toBe(true);
+    await keys.revokeKey(DEMO_MERCHANT_ID, keyId);
+    expect(await keys.demoKeyActive()).toBe(false);
   });
 });
 
@@ -131,20 +131,20 @@ describe('MerchantService: merchants', () => {
   });
 
   it('upserts a seed merchant: creates, renames, adds missing keys, and is idempotent', async () => {
-    const { service, transactions, merchants } = setup();
-    const keys = ['k'.repeat(32), 'q'.repeat(40)];
+    const { service, merchants, transactions } = setup();
+    const plaintexts = ['k'.repeat(32), 'q'.repeat(40)];
     const upsert = (name: string, apiKeys: string[]) =>
       transactions.run((tx) => service.upsertFromSeed(tx, { id: 'acme', name }, apiKeys));
-    expect(await upsert('Acme', keys.slice(0, 1))).toBe(true);
-    expect(await upsert('Acme', keys.slice(0, 1))).toBe(false);
-    expect(await upsert('Acme Ltd', keys.slice(0, 1))).toBe(true);
-    expect(await upsert('Acme Ltd', keys)).toBe(true);
-    expect(await upsert('Acme Ltd', keys)).toBe(false);
+    expect(await upsert('Acme', plaintexts.slice(0, 1))).toBe(true);
+    expect(await upsert('Acme', plaintexts.slice(0, 1))).toBe(false);
+    expect(await upsert('Acme Ltd', plaintexts.slice(0, 1))).toBe(true);
+    expect(await upsert('Acme Ltd', plaintexts)).toBe(true);
+    expect(await upsert('Acme Ltd', plaintexts)).toBe(false);
     expect(merchants.keys()).toHaveLength(2);
   });
 
   it('refuses a seed key that belongs to another merchant, and rolls the merchant back', async () => {
-    const { service, transactions, merchants } = setup();
+    const { service, merchants, transactions } = setup();
     const key = 'k'.repeat(32);
     await transactions.run((tx) => service.upsertFromSeed(tx, { id: 'globex', name: 'G' }, [key]));
     const error = await apiErrorOf(
@@ -155,16 +155,16 @@ describe('MerchantService: merchants', () => {
   });
 });
 
-describe('MerchantService: callback secrets', () => {
+describe('CallbackSecretService', () => {
   it('reads the secrets once for a burst of callbacks, and signs with a rotated one at once', async () => {
-    const { service, merchants } = setup();
+    const { service, secrets, merchants } = setup();
     const { callbackSecret } = await service.createMerchant({ id: 'acme', name: 'Acme' });
     for (let i = 0; i < 5; i++) {
-      expect(await service.signingSecrets('acme')).toEqual([callbackSecret]);
+      expect(await secrets.signingSecrets('acme')).toEqual([callbackSecret]);
     }
     expect(merchants.secretLookups).toBe(1);
-    const rotated = await service.rotateCallbackSecret('acme');
-    expect(await service.signingSecrets('acme')).toEqual([rotated.callbackSecret, callbackSecret]);
+    const rotated = await secrets.rotate('acme');
+    expect(await secrets.signingSecrets('acme')).toEqual([rotated.callbackSecret, callbackSecret]);
   });
 
   it('drops its copy when another instance announces a rotation, and keeps none while the feed may miss one', async () => {
@@ -172,42 +172,41 @@ describe('MerchantService: callback secrets', () => {
     const transactions = new InMemoryTransactions(merchants);
     const feed = new FakeChangeFeed();
     const box = testSecretBox();
-    const service = new MerchantService(merchants, transactions, box, feed);
+    const { merchants: service, secrets } = merchantServices(merchants, transactions, feed, box);
     const { callbackSecret } = await service.createMerchant({ id: 'acme', name: 'Acme' });
     expect(feed.announced).toEqual([]);
-    expect(await service.signingSecrets('acme')).toEqual([callbackSecret]);
+    expect(await secrets.signingSecrets('acme')).toEqual([callbackSecret]);
     // Another instance rotates: its transaction commits, then the announcement arrives.
-    const other = new MerchantService(merchants, transactions, box, new FakeChangeFeed());
-    const rotated = await other.rotateCallbackSecret('acme');
-    expect(await service.signingSecrets('acme')).toEqual([callbackSecret]); // nothing heard yet
+    const other = merchantServices(merchants, transactions, new FakeChangeFeed(), box);
+    const rotated = await other.secrets.rotate('acme');
+    expect(await secrets.signingSecrets('acme')).toEqual([callbackSecret]); // nothing heard yet
     feed.deliver('acme', 'callback-secret-replaced');
-    expect(await service.signingSecrets('acme')).toEqual([rotated.callbackSecret, callbackSecret]);
+    expect(await secrets.signingSecrets('acme')).toEqual([rotated.callbackSecret, callbackSecret]);
     feed.reliable = false;
     const lookups = merchants.secretLookups;
-    await service.signingSecrets('acme');
-    await service.signingSecrets('acme');
+    await secrets.signingSecrets('acme');
+    await secrets.signingSecrets('acme');
     expect(merchants.secretLookups).toBe(lookups + 2);
   });
 
   it('announces a rotation with the merchant id', async () => {
     const merchants = new InMemoryMerchants();
     const feed = new FakeChangeFeed();
-    const service = new MerchantService(
+    const { merchants: service, secrets } = merchantServices(
       merchants,
       new InMemoryTransactions(merchants),
-      testSecretBox(),
       feed,
     );
     await service.createMerchant({ id: 'acme', name: 'Acme' });
-    await service.rotateCallbackSecret('acme');
+    await secrets.rotate('acme');
     expect(feed.announced).toEqual(['callback-secret-replaced:acme']);
   });
 
   it('signs with no secret for an unknown merchant, and finds one created later', async () => {
-    const { service } = setup();
-    expect(await service.signingSecrets('acme')).toEqual([]);
+    const { service, secrets } = setup();
+    expect(await secrets.signingSecrets('acme')).toEqual([]);
     const { callbackSecret } = await service.createMerchant({ id: 'acme', name: 'Acme' });
-    expect(await service.signingSecrets('acme')).toEqual([callbackSecret]);
+    expect(await secrets.signingSecrets('acme')).toEqual([callbackSecret]);
   });
 });
 
@@ -236,15 +235,15 @@ describe('MerchantService: what the operator sees', () => {
   });
 
   it("lists a merchant's keys oldest first with last4 and revokedAt, never the key or its hash", async () => {
-    const { service, merchants } = setup();
+    const { service, keys, merchants } = setup();
     await service.createMerchant({ id: 'acme', name: 'Acme' });
     await service.createMerchant({ id: 'globex', name: 'Globex' });
-    const first = await service.createKey('acme');
-    const second = await service.createKey('acme');
-    await service.createKey('globex');
-    await service.revokeKey('acme', first.keyId);
+    const first = await keys.createKey('acme');
+    const second = await keys.createKey('acme');
+    await keys.createKey('globex');
+    await keys.revokeKey('acme', first.keyId);
 
-    const { payload, total } = await service.listKeys('acme', { page: 0, size: 10 });
+    const { payload, total } = await keys.listKeys('acme', { page: 0, size: 10 });
     expect(total).toBe(2);
     expect(payload).toEqual([
       {
@@ -263,54 +262,54 @@ describe('MerchantService: what the operator sees', () => {
   });
 
   it('pages the keys', async () => {
-    const { service } = setup();
+    const { service, keys } = setup();
     await service.createMerchant({ id: 'acme', name: 'Acme' });
     const created = [];
-    for (let i = 0; i < 3; i++) created.push(await service.createKey('acme'));
-    const page = await service.listKeys('acme', { page: 1, size: 2 });
+    for (let i = 0; i < 3; i++) created.push(await keys.createKey('acme'));
+    const page = await keys.listKeys('acme', { page: 1, size: 2 });
     expect(page.total).toBe(3);
     expect(page.payload.map((k) => k.keyId)).toEqual([created[2].keyId]);
   });
 
   it('keeps the last 4 characters of a seeded key', async () => {
-    const { service, transactions } = setup();
+    const { service, keys, transactions } = setup();
     const plaintext = 'gw_seeded_key_with_at_least_32_charactersXYZ9';
     await transactions.run((tx) =>
       service.upsertFromSeed(tx, { id: 'acme', name: 'Acme' }, [plaintext]),
     );
-    const { payload } = await service.listKeys('acme', { page: 0, size: 10 });
+    const { payload } = await keys.listKeys('acme', { page: 0, size: 10 });
     expect(payload).toEqual([
       { keyId: expect.any(String), createdAt: expect.any(String), last4: 'XYZ9' },
     ]);
   });
 
   it('leaves last4 out for a key stored before it was kept', async () => {
-    const { service, merchants } = setup();
+    const { service, keys, merchants } = setup();
     await service.createMerchant({ id: 'acme', name: 'Acme' });
-    const { keyId } = await service.createKey('acme');
+    const { keyId } = await keys.createKey('acme');
     merchants.forgetLast4(keyId);
-    const { payload } = await service.listKeys('acme', { page: 0, size: 10 });
+    const { payload } = await keys.listKeys('acme', { page: 0, size: 10 });
     expect(payload).toEqual([{ keyId, createdAt: expect.any(String) }]);
     expect('last4' in payload[0]).toBe(false);
   });
 
   it('answers the keys of an unknown merchant with 404 NOT_FOUND', async () => {
-    const { service } = setup();
-    const error = await apiErrorOf(service.listKeys('nobody', { page: 0, size: 10 }));
+    const { keys } = setup();
+    const error = await apiErrorOf(keys.listKeys('nobody', { page: 0, size: 10 }));
     expect(error.code).toBe('NOT_FOUND');
     expect(error.items[0].field).toBe('merchantId');
   });
 
   it('tells whether a plaintext key of a merchant works, was revoked, or is not its key', async () => {
-    const { service } = setup();
+    const { service, keys } = setup();
     await service.createMerchant({ id: 'acme', name: 'Acme' });
     await service.createMerchant({ id: 'globex', name: 'Globex' });
-    const { keyId, apiKey } = await service.createKey('acme');
-    expect(await service.keyState('acme', apiKey)).toBe('active');
-    expect(await service.keyState('globex', apiKey)).toBe('unknown');
-    expect(await service.keyState('acme', `${apiKey}x`)).toBe('unknown');
-    await service.revokeKey('acme', keyId);
-    expect(await service.keyState('acme', apiKey)).toBe('revoked');
+    const { keyId, apiKey } = await keys.createKey('acme');
+    expect(await keys.keyState('acme', apiKey)).toBe('active');
+    expect(await keys.keyState('globex', apiKey)).toBe('unknown');
+    expect(await keys.keyState('acme', `${apiKey}x`)).toBe('unknown');
+    await keys.revokeKey('acme', keyId);
+    expect(await keys.keyState('acme', apiKey)).toBe('revoked');
   });
 });
 
@@ -334,50 +333,50 @@ class FakeChangeFeed extends ChangeFeed {
   }
 }
 
-describe('MerchantService: keys revoked on other instances', () => {
+describe('ApiKeyService: keys revoked on other instances', () => {
   async function setupWithFeed() {
     const merchants = new InMemoryMerchants();
     const transactions = new InMemoryTransactions(merchants);
     const feed = new FakeChangeFeed();
-    const service = new MerchantService(merchants, transactions, testSecretBox(), feed);
+    const { merchants: service, keys } = merchantServices(merchants, transactions, feed);
     await service.createMerchant({ id: 'acme', name: 'Acme' });
-    const key = await service.createKey('acme');
-    return { service, merchants, feed, key };
+    const key = await keys.createKey('acme');
+    return { keys, merchants, feed, key };
   }
 
   it('announces a revocation with the hash of the key, once', async () => {
-    const { service, feed, key } = await setupWithFeed();
-    await service.revokeKey('acme', key.keyId);
-    await service.revokeKey('acme', key.keyId);
+    const { keys, feed, key } = await setupWithFeed();
+    await keys.revokeKey('acme', key.keyId);
+    await keys.revokeKey('acme', key.keyId);
     expect(feed.announced).toEqual([`api-key-revoked:${hashApiKey(key.apiKey)}`]);
   });
 
   it('refuses a kept key as soon as another instance announces its revocation', async () => {
-    const { service, merchants, feed, key } = await setupWithFeed();
-    expect(await service.resolve(key.apiKey)).toBeDefined();
+    const { keys, merchants, feed, key } = await setupWithFeed();
+    expect(await keys.resolve(key.apiKey)).toBeDefined();
     // The other instance's transaction: the row changes, then the announcement arrives.
     await merchants.revokeKey({ inTransaction: true }, key.keyId, new Date().toISOString());
-    expect(await service.resolve(key.apiKey)).toBeDefined(); // still kept: nothing heard yet
+    expect(await keys.resolve(key.apiKey)).toBeDefined(); // still kept: nothing heard yet
     feed.deliver(hashApiKey(key.apiKey));
-    expect(await service.resolve(key.apiKey)).toBeUndefined();
+    expect(await keys.resolve(key.apiKey)).toBeUndefined();
   });
 
   it('trusts nothing it kept while the feed may miss announcements, and forgets it all after a gap', async () => {
-    const { service, merchants, feed, key } = await setupWithFeed();
-    await service.resolve(key.apiKey);
+    const { keys, merchants, feed, key } = await setupWithFeed();
+    await keys.resolve(key.apiKey);
     const lookups = merchants.keyLookups;
     feed.reliable = false;
-    await service.resolve(key.apiKey);
-    await service.resolve(key.apiKey);
+    await keys.resolve(key.apiKey);
+    await keys.resolve(key.apiKey);
     expect(merchants.keyLookups).toBe(lookups + 2);
     await merchants.revokeKey({ inTransaction: true }, key.keyId, new Date().toISOString());
     feed.gap();
     feed.reliable = true;
-    expect(await service.resolve(key.apiKey)).toBeUndefined();
+    expect(await keys.resolve(key.apiKey)).toBeUndefined();
   });
 
   it('does not keep a lookup that was under way when a revocation was heard', async () => {
-    const { service, merchants, feed, key } = await setupWithFeed();
+    const { keys, merchants, feed, key } = await setupWithFeed();
     const hash = hashApiKey(key.apiKey);
     // The lookup reads the key as active; the revocation is heard before the lookup returns.
     const original = merchants.findActiveKey.bind(merchants);
@@ -387,8 +386,8 @@ describe('MerchantService: keys revoked on other instances', () => {
       feed.deliver(hash);
       return found;
     };
-    expect(await service.resolve(key.apiKey)).toBeDefined();
+    expect(await keys.resolve(key.apiKey)).toBeDefined();
     merchants.findActiveKey = original;
-    expect(await service.resolve(key.apiKey)).toBeUndefined();
+    expect(await keys.resolve(key.apiKey)).toBeUndefined();
   });
 });

@@ -3,16 +3,23 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { databaseFileOf } from '../database/dialect.js';
+import { KeyResolver } from '../http/ports.js';
+import { ApiKeyService } from './api-key.service.js';
+import { CallbackSecretService } from './callback-secret.service.js';
 import { CallbackSecretBox, callbackSecretKey } from './callback-secrets.js';
 import { ApiKey, Merchant } from './merchant.entity.js';
 import { MerchantRepository } from './merchant.repository.js';
 import { MerchantService } from './merchant.service.js';
 import { TypeOrmMerchantRepository } from './typeorm-merchant.repository.js';
 
+/** Merchants, their API keys (which resolve every merchant request) and callback secrets. */
 @Module({
   imports: [TypeOrmModule.forFeature([Merchant, ApiKey])],
   providers: [
     MerchantService,
+    ApiKeyService,
+    { provide: KeyResolver, useExisting: ApiKeyService },
+    CallbackSecretService,
     { provide: MerchantRepository, useClass: TypeOrmMerchantRepository },
     {
       provide: CallbackSecretBox,
@@ -23,6 +30,6 @@ import { TypeOrmMerchantRepository } from './typeorm-merchant.repository.js';
         ),
     },
   ],
-  exports: [MerchantService, MerchantRepository],
+  exports: [MerchantService, ApiKeyService, KeyResolver, CallbackSecretService, MerchantRepository],
 })
 export class MerchantsModule {}

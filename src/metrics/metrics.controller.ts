@@ -2,7 +2,7 @@ import { Controller, Get, Header } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { PrometheusController } from '@willsoto/nestjs-prometheus';
 import { Registry } from 'prom-client';
-import { Endpoint } from '../common/http/endpoint.decorator.js';
+import { Endpoint } from '../http/endpoint.decorator.js';
 import { MetricsService } from './metrics.service.js';
 
 /** Where the metrics are served (under CONTEXT_PATH); an operator path, like `/admin`. */

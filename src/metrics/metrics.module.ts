@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { PrometheusModule } from '@willsoto/nestjs-prometheus';
+import { RequestObserver } from '../http/ports.js';
 import { CacheLookups } from './cache-lookups.js';
 import { METRICS_PATH, MetricsController } from './metrics.controller.js';
 import { MetricsService } from './metrics.service.js';
@@ -22,7 +23,11 @@ import { MetricsService } from './metrics.service.js';
       defaultMetrics: { enabled: false },
     }),
   ],
-  providers: [MetricsService, { provide: CacheLookups, useExisting: MetricsService }],
-  exports: [MetricsService, CacheLookups],
+  providers: [
+    MetricsService,
+    { provide: CacheLookups, useExisting: MetricsService },
+    { provide: RequestObserver, useExisting: MetricsService },
+  ],
+  exports: [MetricsService, CacheLookups, RequestObserver],
 })
 export class MetricsModule {}

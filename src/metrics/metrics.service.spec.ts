@@ -51,10 +51,10 @@ function valueOf(text: string, name: string, labels: Record<string, string> = {}
 describe('MetricsService', () => {
   it('counts requests by method, route template and status, and times them by method and route', async () => {
     const metrics = new MetricsService(sqlite());
-    metrics.recordRequest('GET', STATUS_ROUTE, 200, 0.0007);
-    metrics.recordRequest('GET', STATUS_ROUTE, 200, 0.003);
-    metrics.recordRequest('GET', STATUS_ROUTE, 404, 0.002);
-    metrics.recordRequest('PUT', STATUS_ROUTE, 200, 0.02);
+    metrics.requestCompleted('GET', STATUS_ROUTE, 200, 0.0007);
+    metrics.requestCompleted('GET', STATUS_ROUTE, 200, 0.003);
+    metrics.requestCompleted('GET', STATUS_ROUTE, 404, 0.002);
+    metrics.requestCompleted('PUT', STATUS_ROUTE, 200, 0.02);
     const text = await metrics.scrape();
 
     const requests = (method: string, status: string) =>
@@ -75,7 +75,7 @@ describe('MetricsService', () => {
 
   it('labels a request no route served as unmatched', async () => {
     const metrics = new MetricsService(sqlite());
-    metrics.recordRequest('GET', undefined, 404, 0.001);
+    metrics.requestCompleted('GET', undefined, 404, 0.001);
     const text = await metrics.scrape();
     expect(
       valueOf(text, 'http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }),
@@ -85,7 +85,7 @@ describe('MetricsService', () => {
   it('keeps the route labels bounded: past the limit new routes count as unmatched', async () => {
     const metrics = new MetricsService(sqlite());
     for (let i = 0; i < MAX_ROUTE_LABELS + 50; i++)
-      metrics.recordRequest('GET', `/r/${i}`, 200, 0.001);
+      metrics.requestCompleted('GET', `/r/${i}`, 200, 0.001);
     const text = await metrics.scrape();
     const routes = new Set(
       samples(text)

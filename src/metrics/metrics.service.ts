@@ -1,3 +1,4 @@
+import type { RequestObserver } from '../http/ports.js';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -63,7 +64,7 @@ function processMetrics(): Registry {
  * prom-client global registry.
  */
 @Injectable()
-export class MetricsService implements CacheLookups {
+export class MetricsService implements CacheLookups, RequestObserver {
   private readonly registry: Registry;
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly requestDuration: Histogram<'method' | 'route'>;
@@ -160,7 +161,12 @@ export class MetricsService implements CacheLookups {
    * request of a (method, route, status) it costs three map lookups, one increment and one
    * observation.
    */
-  recordRequest(method: string, route: string | undefined, status: number, seconds: number): void {
+  requestCompleted(
+    method: string,
+    route: string | undefined,
+    status: number,
+    seconds: number,
+  ): void {
     const series = this.seriesOf(method, route ?? UNMATCHED_ROUTE);
     let counter = series.byStatus.get(status);
     if (!counter) {

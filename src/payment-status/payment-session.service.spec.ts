@@ -2,10 +2,10 @@ import { successfulResponse } from '../../test/support/fixtures.js';
 import { InMemoryMerchants } from '../../test/fakes/in-memory-merchants.js';
 import { InMemoryPaymentSessions } from '../../test/fakes/in-memory-payment-sessions.js';
 import { InMemoryCallbackOutbox } from '../../test/fakes/in-memory-callback-outbox.js';
-import { InMemoryTransactions, testSecretBox } from '../../test/fakes/in-memory-transactions.js';
+import { InMemoryTransactions } from '../../test/fakes/in-memory-transactions.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { apiErrorOf } from '../../test/support/api-error-of.js';
-import { MerchantService } from '../merchants/merchant.service.js';
+import { merchantServices } from '../../test/fakes/merchant-services.js';
 import type { PaymentReportDto } from './dto/payment-report.dto.js';
 import { MAX_REPORT_ATTEMPTS, PaymentSessionService } from './payment-session.service.js';
 import { toStoredReport } from './payment-report.rules.js';
@@ -29,7 +29,7 @@ async function setup() {
   const merchantStore = new InMemoryMerchants();
   const outbox = new InMemoryCallbackOutbox();
   const transactions = new InMemoryTransactions(sessions, merchantStore, outbox);
-  const merchants = new MerchantService(merchantStore, transactions, testSecretBox());
+  const { merchants } = merchantServices(merchantStore, transactions);
   await merchants.createMerchant({ id: MERCHANT, name: 'Acme' });
   await merchants.createMerchant({ id: OTHER, name: 'Globex' });
   const service = new PaymentSessionService(sessions, merchants, transactions, outbox);
@@ -279,9 +279,10 @@ describe('PaymentSessionService: the status lookup', () => {
   it('builds the answer of the stored session', async () => {
     const { service } = await setup();
     await service.report('vk_1', reportOf('NOT_COMPLETED'));
-    expect(await service.statusBody('vk_1', MERCHANT)).toBe(
-      '{"payload":[{"status":"NOT_COMPLETED","detailedStatus":"ABANDONED_BY_USER"}]}',
-    );
+    expect(await service.status('vk_1', MERCHANT)).toEqual({
+      status: 'NOT_COMPLETED',
+      detailedStatus: 'ABANDONED_BY_USER',
+    });
   });
 
   it.each(['PENDING', 'NOT_COMPLETED'] as PaymentStatus[])(
@@ -289,10 +290,9 @@ describe('PaymentSessionService: the status lookup', () => {
     async (status) => {
       const { service, sessions } = await setup();
       await service.report('vk_1', reportOf(status));
-      await service.statusBody('vk_1', MERCHANT);
+      await service.status('vk_1', MERCHANT);
       await service.report('vk_1', reportOf('FAILED'));
-      const body = await service.statusBody('vk_1', MERCHANT);
-      expect(JSON.parse(body!).payload[0].status).toBe('FAILED');
+      expect((await service.status('vk_1', MERCHANT))?.status).toBe('FAILED');
       expect(sessions.reads).toBe(2);
     },
   );
@@ -302,15 +302,14 @@ describe('PaymentSessionService: the status lookup', () => {
     await service.report('vk_1', reportOf('PENDING'));
     let release!: () => void;
     sessions.readsHeld = new Promise<void>((resolve) => (release = resolve));
-    const early = service.statusBody('vk_1', MERCHANT);
+    const early = service.status('vk_1', MERCHANT);
     // Committed while the early read is pending: every lookup from now on must see it.
     await service.report('vk_1', reportOf('FAILED'));
-    const late = [service.statusBody('vk_1', MERCHANT), service.statusBody('vk_1')];
-    const otherMerchant = service.statusBody('vk_1', OTHER);
+    const late = [service.status('vk_1', MERCHANT), service.status('vk_1')];
+    const otherMerchant = service.status('vk_1', OTHER);
     release();
-    const statusOf = (body: string | undefined) => JSON.parse(body!).payload[0].status;
-    expect(statusOf(await early)).toBe('PENDING');
-    for (const body of await Promise.all(late)) expect(statusOf(body)).toBe('FAILED');
+    expect((await early)?.status).toBe('PENDING');
+    for (const element of await Promise.all(late)) expect(element?.status).toBe('FAILED');
     expect(await otherMerchant).toBeUndefined();
     // One read for the early lookup, one shared by the three that arrived while it was pending.
     expect(sessions.reads).toBe(2);
@@ -320,12 +319,12 @@ describe('PaymentSessionService: the status lookup', () => {
     const { service, sessions } = await setup();
     await service.report('vk_1', reportOf('PENDING'));
     await service.report('vk_2', reportOf('NOT_COMPLETED'));
-    const bodies = await Promise.all([
-      service.statusBody('vk_1', MERCHANT),
-      service.statusBody('vk_2', MERCHANT),
-      service.statusBody('vk_nope', MERCHANT),
+    const elements = await Promise.all([
+      service.status('vk_1', MERCHANT),
+      service.status('vk_2', MERCHANT),
+      service.status('vk_nope', MERCHANT),
     ]);
-    expect(bodies.map((body) => body && JSON.parse(body).payload[0].status)).toEqual([
+    expect(elements.map((element) => element?.status)).toEqual([
       'PENDING',
       'NOT_COMPLETED',
       undefined,
@@ -336,32 +335,44 @@ describe('PaymentSessionService: the status lookup', () => {
   it.each(FINALS)('keeps the answer of a %s session: one read serves every lookup', async (s) => {
     const { service, sessions } = await setup();
     await service.report('vk_1', reportOf(s));
-    const first = await service.statusBody('vk_1', MERCHANT);
-    const second = await service.statusBody('vk_1', MERCHANT);
-    const third = await service.statusBody('vk_1');
+    const first = await service.status('vk_1', MERCHANT);
+    const second = await service.status('vk_1', MERCHANT);
+    const third = await service.status('vk_1');
     expect(second).toBe(first);
     expect(third).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
     expect(sessions.reads).toBe(1);
   });
+
+  it.each(['PENDING', 'NOT_COMPLETED'] as PaymentStatus[])(
+    'hands out a fresh, unfrozen answer of a %s session',
+    async (status) => {
+      const { service } = await setup();
+      await service.report('vk_1', reportOf(status));
+      const first = await service.status('vk_1', MERCHANT);
+      expect(Object.isFrozen(first)).toBe(false);
+      expect(await service.status('vk_1', MERCHANT)).not.toBe(first);
+    },
+  );
 
   it("answers another merchant's session as a miss, before and after the answer is kept", async () => {
     const { service } = await setup();
     await service.report('vk_1', reportOf('SUCCESSFUL'));
-    expect(await service.statusBody('vk_1', OTHER)).toBeUndefined();
-    expect(await service.statusBody('vk_1', MERCHANT)).toBeDefined();
-    expect(await service.statusBody('vk_1', OTHER)).toBeUndefined();
+    expect(await service.status('vk_1', OTHER)).toBeUndefined();
+    expect(await service.status('vk_1', MERCHANT)).toBeDefined();
+    expect(await service.status('vk_1', OTHER)).toBeUndefined();
   });
 
   it('answers an unknown key as a miss', async () => {
     const { service } = await setup();
-    expect(await service.statusBody('vk_nope', MERCHANT)).toBeUndefined();
+    expect(await service.status('vk_nope', MERCHANT)).toBeUndefined();
   });
 
   it.each([0, 256, 5000])(
     'answers a key of %i characters as a miss without reading storage',
     async (length) => {
       const { service, sessions } = await setup();
-      expect(await service.statusBody('k'.repeat(length), MERCHANT)).toBeUndefined();
+      expect(await service.status('k'.repeat(length), MERCHANT)).toBeUndefined();
       expect(sessions.reads).toBe(0);
     },
   );

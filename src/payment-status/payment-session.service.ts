@@ -1,5 +1,5 @@
-import { boundedCache } from '../common/cache/bounded-cache.js';
 import { Injectable, Optional } from '@nestjs/common';
+import { boundedCache } from '../common/cache/bounded-cache.js';
 import { CallbackOutbox, type NewCallback } from '../callbacks/callback-outbox.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { CoalescedReads } from '../database/coalesced-read.js';
@@ -14,6 +14,7 @@ import {
   SessionRecord,
   TransitionRecord,
 } from './payment-session.repository.js';
+import type { PaymentStatusElement } from './dto/payment-status-view.dto.js';
 import { buildStatusElement, callbackBody } from './payment-status.shapes.js';
 import {
   PaymentStatus,
@@ -29,14 +30,17 @@ export interface ReportResult {
   session: SessionRecord;
 }
 
-/** A status answer as built from the stored session, and whose it is. */
+/** A status element as built from the stored session, and whose it is. */
 interface StatusAnswer {
   merchantId: string;
-  body: string;
+  element: PaymentStatusElement;
 }
 
-/** Memory the final answers may take (a SUCCESSFUL answer is about 2 KB as kept). */
-const FINAL_ANSWER_BYTES = 32 * 1024 * 1024;
+/**
+ * Memory the kept final elements may take; the envelope interceptor keeps their bytes beside
+ * them, about as much again.
+ */
+const FINAL_ANSWER_BYTES = 16 * 1024 * 1024;
 
 /** Times a report is applied again after losing a race, before it answers 409. */
 export const MAX_REPORT_ATTEMPTS = 5;
@@ -68,33 +72,36 @@ export class PaymentSessionService {
   ) {}
 
   /**
-   * The serialised status answer, or undefined when the key is unknown, cannot exist or belongs
+   * The session's status element, or undefined when the key is unknown, cannot exist or belongs
    * to another merchant (`merchantId` undefined: any merchant may read). SUCCESSFUL and FAILED
-   * never change, so their answers are kept, serialised, once built; every other status is read
-   * afresh so it reflects the latest report. Lookups of the same key that arrive while its read is
-   * pending share the next read: each still sees every report committed before it arrived.
+   * never change, so their elements are kept, frozen, once built (and the envelope interceptor
+   * keeps their bytes beside them); every other status is read afresh so it reflects the latest
+   * report. Lookups of the same key that arrive while its read is pending share the next read:
+   * each still sees every report committed before it arrived.
    */
-  async statusBody(validationKey: string, merchantId?: string): Promise<string | undefined> {
+  async status(
+    validationKey: string,
+    merchantId?: string,
+  ): Promise<PaymentStatusElement | undefined> {
     const final = this.finalAnswers.get(validationKey);
     this.lookups.cacheLookup('final_status', Boolean(final));
-    if (final) {
-      return merchantId === undefined || final.merchantId === merchantId ? final.body : undefined;
-    }
-    // A key that cannot exist (too long, a control character, a slash) is a miss without a read.
-    if (!isValidationKey(validationKey)) return undefined;
-    const answer = await this.answers.get(validationKey);
+    const answer =
+      final ??
+      // A key that cannot exist (too long, a control character, a slash) is a miss without a read.
+      (isValidationKey(validationKey) ? await this.answers.get(validationKey) : undefined);
     if (!answer || (merchantId !== undefined && answer.merchantId !== merchantId)) return undefined;
-    return answer.body;
+    return answer.element;
   }
 
   private async readAnswer(validationKey: string): Promise<StatusAnswer | undefined> {
     const session = await this.sessions.find(validationKey);
     if (!session) return undefined;
-    const answer = {
-      merchantId: session.merchantId,
-      body: JSON.stringify({ payload: [buildStatusElement(validationKey, session)] }),
-    };
-    if (isFinal(session.status)) this.finalAnswers.set(validationKey, answer);
+    const element = buildStatusElement(validationKey, session);
+    const answer = { merchantId: session.merchantId, element };
+    if (isFinal(session.status)) {
+      Object.freeze(element);
+      this.finalAnswers.set(validationKey, answer);
+    }
     return answer;
   }
 

@@ -1,18 +1,17 @@
 import { Controller, Get, Header, Param } from '@nestjs/common';
 import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
-import { type Caller, CurrentCaller } from '../auth/current-caller.decorator.js';
-import { RateLimits } from '../auth/rate-limits.js';
-import { ApiError } from '../common/errors/api-error.js';
-import { Endpoint, setting } from '../common/http/endpoint.decorator.js';
-import { JSON_CONTENT_TYPE } from '../common/http/response.js';
+import { type Caller, CurrentCaller } from '../http/caller.js';
+import { Endpoint, setting } from '../http/endpoint.decorator.js';
 import {
   DEMO_SESSION_EXAMPLES,
   PAYMENT_STATUS_EXAMPLES,
+  PaymentStatusElement,
   PaymentStatusEnvelopeDto,
   STATUS_ELEMENT_MODELS,
 } from './dto/payment-status-view.dto.js';
 import { PaymentSessionService } from './payment-session.service.js';
 import { PAYMENT_STATUS_PATH } from './payment-status.routes.js';
+import { StatusLookupLimit } from './status-lookup-limit.js';
 
 @ApiTags('Payment status')
 @ApiExtraModels(...STATUS_ELEMENT_MODELS)
@@ -20,12 +19,11 @@ import { PAYMENT_STATUS_PATH } from './payment-status.routes.js';
 export class PaymentStatusController {
   constructor(
     private readonly sessions: PaymentSessionService,
-    private readonly limits: RateLimits,
+    private readonly limit: StatusLookupLimit,
   ) {}
 
   @Get(':validationKey')
   @Header('Cache-Control', 'no-store')
-  @Header('Content-Type', JSON_CONTENT_TYPE)
   @Endpoint({
     operationId: 'getPaymentStatus',
     summary: 'Status of a payment session',
@@ -33,6 +31,7 @@ export class PaymentStatusController {
       'Exactly one element in `payload`, shaped by `status`. An unknown key, a key that cannot ' +
       "exist and another merchant's key all get the same 404 TRANSACTION_FAILED.",
     access: 'merchant',
+    envelope: { kind: 'payload' },
     params: [
       {
         name: 'validationKey',
@@ -66,14 +65,11 @@ export class PaymentStatusController {
   async status(
     @Param('validationKey') validationKey: string,
     @CurrentCaller() caller: Caller,
-  ): Promise<string> {
-    const blocked = await this.limits.statusLookupRefusal(caller.tracker);
+  ): Promise<PaymentStatusElement> {
+    const blocked = await this.limit.refusal(caller.tracker);
     if (blocked) throw blocked;
-    const body = await this.sessions.statusBody(validationKey, caller.merchantId);
-    if (body !== undefined) return body;
-    throw (
-      (await this.limits.countMiss(caller.tracker)) ??
-      new ApiError('TRANSACTION_FAILED', { field: 'validationKey' })
-    );
+    const element = await this.sessions.status(validationKey, caller.merchantId);
+    if (element) return element;
+    throw await this.limit.miss(caller.tracker);
   }
 }

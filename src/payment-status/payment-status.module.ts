@@ -6,7 +6,10 @@ import { PaymentSession, PaymentSessionTransition } from './payment-session.enti
 import { PaymentSessionRepository } from './payment-session.repository.js';
 import { PaymentSessionService } from './payment-session.service.js';
 import { PaymentStatusController } from './payment-status.controller.js';
+import { StatusLookupLimit } from './status-lookup-limit.js';
 import { TypeOrmPaymentSessionRepository } from './typeorm-payment-session.repository.js';
+import { UnservedStatusLookups } from './unserved-status-lookups.js';
+import { UnservedRequestPolicy } from '../http/ports.js';
 
 @Module({
   imports: [
@@ -18,7 +21,9 @@ import { TypeOrmPaymentSessionRepository } from './typeorm-payment-session.repos
   providers: [
     PaymentSessionService,
     { provide: PaymentSessionRepository, useClass: TypeOrmPaymentSessionRepository },
+    StatusLookupLimit,
+    { provide: UnservedRequestPolicy, useClass: UnservedStatusLookups },
   ],
-  exports: [PaymentSessionService],
+  exports: [PaymentSessionService, UnservedRequestPolicy],
 })
 export class PaymentStatusModule {}

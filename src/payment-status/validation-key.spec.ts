@@ -1,12 +1,12 @@
 import { InMemoryMerchants } from '../../test/fakes/in-memory-merchants.js';
 import { InMemoryPaymentSessions } from '../../test/fakes/in-memory-payment-sessions.js';
 import { InMemoryCallbackOutbox } from '../../test/fakes/in-memory-callback-outbox.js';
-import { InMemoryTransactions, testSecretBox } from '../../test/fakes/in-memory-transactions.js';
+import { InMemoryTransactions } from '../../test/fakes/in-memory-transactions.js';
 import { apiErrorOf } from '../../test/support/api-error-of.js';
 import { createValidationPipe, validatePlain } from '../common/validation.js';
 import { ValidationKeyParams } from '../admin/dto/admin-params.dto.js';
 import { ApiError } from '../common/errors/api-error.js';
-import { MerchantService } from '../merchants/merchant.service.js';
+import { merchantServices } from '../../test/fakes/merchant-services.js';
 import { SeedPaymentSessionDto } from './dto/payment-report.dto.js';
 import { PaymentSessionService } from './payment-session.service.js';
 import { VALIDATION_KEY_RULE, isValidationKey } from './payment-status.types.js';
@@ -40,7 +40,7 @@ async function setup() {
   const merchantStore = new InMemoryMerchants();
   const outbox = new InMemoryCallbackOutbox();
   const transactions = new InMemoryTransactions(sessions, merchantStore, outbox);
-  const merchants = new MerchantService(merchantStore, transactions, testSecretBox());
+  const { merchants } = merchantServices(merchantStore, transactions);
   await merchants.createMerchant({ id: 'acme', name: 'Acme' });
   return {
     service: new PaymentSessionService(sessions, merchants, transactions, outbox),
@@ -120,6 +120,6 @@ describe('every place that takes a validation key applies the rule', () => {
     const { service } = await setup();
     const result = await service.report(key, { merchantId: 'acme', status: 'PENDING' });
     expect(result.outcome).toBe('created');
-    expect(await service.statusBody(key)).toBe('{"payload":[{"status":"PENDING"}]}');
+    expect(await service.status(key)).toEqual({ status: 'PENDING' });
   });
 });

@@ -3,11 +3,11 @@ import { InMemoryCryptoPairs } from '../../test/fakes/in-memory-crypto-pairs.js'
 import { InMemoryMerchants } from '../../test/fakes/in-memory-merchants.js';
 import { InMemoryPaymentSessions } from '../../test/fakes/in-memory-payment-sessions.js';
 import { InMemoryCallbackOutbox } from '../../test/fakes/in-memory-callback-outbox.js';
-import { InMemoryTransactions, testSecretBox } from '../../test/fakes/in-memory-transactions.js';
+import { InMemoryTransactions } from '../../test/fakes/in-memory-transactions.js';
 import { CatalogService } from '../catalog/catalog.service.js';
 import { boundedMemoryStore } from '../common/cache/memory-store.js';
 import { loadConfig } from '../config/app-config.js';
-import { MerchantService } from '../merchants/merchant.service.js';
+import { merchantServices } from '../../test/fakes/merchant-services.js';
 import { PaymentSessionService } from '../payment-status/payment-session.service.js';
 import type { SeedFileDto } from './seed-file.dto.js';
 import { SeedRejected, SeedRunner } from './seed-runner.js';
@@ -20,7 +20,7 @@ function setup() {
   const transactions = new InMemoryTransactions(pairs, merchantStore, sessions, outbox);
   const cache = createCache({ stores: [boundedMemoryStore(1024 * 1024)] });
   const catalog = new CatalogService(pairs, transactions, cache, loadConfig({}));
-  const merchants = new MerchantService(merchantStore, transactions, testSecretBox());
+  const { merchants } = merchantServices(merchantStore, transactions);
   const sessionService = new PaymentSessionService(sessions, merchants, transactions, outbox);
   const runner = new SeedRunner(transactions, catalog, merchants, sessionService);
   return { runner, pairs, merchantStore, sessions, catalog };

@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { IsInt, IsString, IsUUID, Matches, Max, Min } from 'class-validator';
 import { DigitsToInteger } from '../../common/validators.js';
 import { MERCHANT_ID_PATTERN, MERCHANT_ID_RULE } from '../../merchants/merchant-id.js';
-import { DEMO_MERCHANT_ID } from '../../merchants/merchant.service.js';
+import { DEMO_MERCHANT_ID } from '../../merchants/merchant-id.js';
 import {
   VALIDATION_KEY_DESCRIPTION,
   VALIDATION_KEY_PATTERN,

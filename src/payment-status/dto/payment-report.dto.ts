@@ -21,7 +21,7 @@ import {
 import { COUNTRY_CODE_PATTERN, COUNTRY_CODE_RULE } from '../../catalog/dto/catalog-query.dto.js';
 import { AsciiUpperCase, IsMoneyAmount, Trim } from '../../common/validators.js';
 import { MERCHANT_ID_PATTERN, MERCHANT_ID_RULE } from '../../merchants/merchant-id.js';
-import { DEMO_MERCHANT_ID } from '../../merchants/merchant.service.js';
+import { DEMO_MERCHANT_ID } from '../../merchants/merchant-id.js';
 import {
   PAYMENT_STATUSES,
   VALIDATION_KEY_DESCRIPTION,

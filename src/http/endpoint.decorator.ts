@@ -1,4 +1,4 @@
-import { SetMetadata, Type, UseGuards, applyDecorators } from '@nestjs/common';
+import { SetMetadata, Type, UseInterceptors, applyDecorators } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiBody,
@@ -12,10 +12,10 @@ import {
   ApiSecurity,
 } from '@nestjs/swagger';
 import type { ExampleObject, HeaderObject, HeadersObject } from '@nestjs/swagger';
-import { ErrorCode, ErrorKind, MAX_BODY_BYTES } from '../errors/error-catalog.js';
-import { ErrorEnvelopeDto } from './error-envelope.dto.js';
-import { JsonBodyGuard } from './json-body.guard.js';
-import { MAX_JSON_DEPTH } from './json-depth.js';
+import { ErrorCode, ErrorKind, MAX_BODY_BYTES } from '../common/errors/error-catalog.js';
+import { ErrorEnvelopeDto } from '../common/http/error-envelope.dto.js';
+import { MAX_JSON_DEPTH } from '../common/http/json-depth.js';
+import { JsonBodyInterceptor } from './json-body.interceptor.js';
 
 /** Names of the OpenAPI security schemes. */
 export const API_KEY_SCHEME = 'apiKey';
@@ -24,6 +24,21 @@ export const ADMIN_SCHEME = 'adminToken';
 /** Who may call a route: a merchant with an API key, the operator with the admin token, or anyone. */
 export type Access = 'merchant' | 'operator' | 'public';
 export const ACCESS = 'access';
+
+/**
+ * How the envelope interceptor answers a route's value: `payload` wraps one element
+ * (`{"payload":[element]}`), `list` a Listing (`{...its fields, "payload": items, "page"?}`).
+ * `etag` adds a strong ETag of the bytes and answers a matching `If-None-Match` with a 304.
+ */
+export interface Envelope {
+  kind: 'payload' | 'list';
+  etag?: boolean;
+}
+export const ENVELOPE = 'envelope';
+
+/** `true`: the route reads a JSON body. `'ignored'`: its method may carry one it does not use. */
+export type BodyUse = true | 'ignored';
+export const BODY = 'body';
 
 /** Headers the document declares on requests and answers. */
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -90,7 +105,7 @@ const IGNORED_BODY_NOTE = 'This route takes no body, but a JSON body sent with i
 const ERROR_WHEN: Record<ErrorCode, string> = {
   INVALID_PARAMETER:
     'A query, path or body field breaks its rule: one entry per field, `field` names it (a dotted path in bodies).',
-  MALFORMED_REQUEST: `The request body is not valid JSON, or nests deeper than ${MAX_JSON_DEPTH} levels.`,
+  MALFORMED_REQUEST: `The request body is not a JSON object: not valid JSON, nested deeper than ${MAX_JSON_DEPTH} levels, holding a \`__proto__\` or \`constructor.prototype\` key, or not an object at the top.`,
   UNSUPPORTED_API_VERSION:
     '`api-version` (or `x-api-version`) is present and not `1`; checked on every request, first.',
   UNAUTHORIZED: 'No API key in `key` (or `x-api-key`), or an unknown or revoked one.',
@@ -102,7 +117,7 @@ const ERROR_WHEN: Record<ErrorCode, string> = {
   CONFLICT: 'The request conflicts with stored data.',
   PAYLOAD_TOO_LARGE: `The request body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MiB.`,
   UNSUPPORTED_MEDIA_TYPE:
-    'The request carries a body whose `Content-Type` is not JSON (`application/json` or `application/*+json`).',
+    'The request carries a body whose `Content-Type` is not JSON (`application/json` or `application/*+json`), or names a charset other than UTF-8.',
   REQUEST_TIMEOUT: 'The request was not received in time.',
   EXPECTATION_FAILED: 'The request has an `Expect` header.',
   RATE_LIMITED:
@@ -142,6 +157,8 @@ export interface EndpointOptions {
   access: Access;
   /** The answers when all goes well. */
   responses: ApiResponseOptions[];
+  /** The success envelope the interceptor shapes around the route's value (see Envelope). */
+  envelope?: Envelope;
   /** The errors this route answers with besides those of its access and of every request. */
   errors?: ErrorCode[];
   /** What an error means on this route, added to the general explanation. */
@@ -151,9 +168,9 @@ export interface EndpointOptions {
   headers?: { name: string; description: string }[];
   /**
    * `true`: the route reads a JSON body, and any other content type is a 415. `'ignored'`: its
-   * method may carry a body that it does not use; a JSON one is parsed all the same.
+   * method may carry a body that it does not use; a JSON one is read all the same.
    */
-  body?: true | 'ignored';
+  body?: BodyUse;
   /** The body's schema and one valid example per case, offered by "Try it out". */
   requestBody?: { type: Type<unknown>; examples: Record<string, ExampleObject> };
   /** Other paths the same handler serves, each documented as an alias of this operation. */
@@ -161,9 +178,10 @@ export interface EndpointOptions {
 }
 
 /**
- * A route's whole declaration: who may call it (enforced before routing by the path's policy,
- * which start-up checks against this declaration), what it reads, and its documentation —
- * operation, answers, every error it can give and the headers that come with each.
+ * A route's whole declaration: who may call it (enforced by the access guard), what it reads (its
+ * body, read by the JSON body interceptor), how its answer is enveloped (the envelope
+ * interceptor), and its documentation — operation, answers, every error it can give and the
+ * headers that come with each.
  */
 export function Endpoint(options: EndpointOptions): MethodDecorator {
   const security =
@@ -184,7 +202,10 @@ export function Endpoint(options: EndpointOptions): MethodDecorator {
   ];
   return applyDecorators(
     SetMetadata(ACCESS, options.access),
-    ...(options.body === true ? [UseGuards(JsonBodyGuard)] : []),
+    ...(options.envelope ? [SetMetadata(ENVELOPE, options.envelope)] : []),
+    ...(options.body
+      ? [SetMetadata(BODY, options.body), UseInterceptors(JsonBodyInterceptor)]
+      : []),
     ApiOperation({
       operationId: options.operationId,
       summary: options.summary,

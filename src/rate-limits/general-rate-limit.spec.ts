@@ -2,7 +2,7 @@ import { ApiError } from '../common/errors/api-error.js';
 import { loadConfig } from '../config/app-config.js';
 import { FixedWindowStorage } from './fixed-window-storage.js';
 import { RateLimitRecord, RateLimitStore } from './rate-limit-store.js';
-import { RateLimits } from './rate-limits.js';
+import { GeneralRateLimit } from './general-rate-limit.js';
 
 const config = loadConfig({ RATE_LIMIT_PER_MINUTE: '2' });
 
@@ -20,10 +20,10 @@ class WaitingStore extends RateLimitStore {
   }
 }
 
-describe('RateLimits.countRequest', () => {
+describe('GeneralRateLimit.countRequest', () => {
   it('answers at once from memory, with the headers, and refuses past the limit', () => {
     const store = new FixedWindowStorage();
-    const limits = new RateLimits(store, config);
+    const limits = new GeneralRateLimit(store, config);
     const first = limits.countRequest('key:a');
     expect(first).not.toBeInstanceOf(Promise);
     expect(first).toEqual({
@@ -34,7 +34,9 @@ describe('RateLimits.countRequest', () => {
       },
     });
     limits.countRequest('key:a');
-    const third = limits.countRequest('key:a') as Awaited<ReturnType<RateLimits['countRequest']>>;
+    const third = limits.countRequest('key:a') as Awaited<
+      ReturnType<GeneralRateLimit['countRequest']>
+    >;
     expect(third.headers['X-RateLimit-Remaining']).toBe('0');
     expect(third.refusal).toBeInstanceOf(ApiError);
     expect(third.refusal?.code).toBe('RATE_LIMITED');
@@ -44,7 +46,7 @@ describe('RateLimits.countRequest', () => {
 
   it('waits for a store that cannot count at once, with the same verdicts', async () => {
     const store = new WaitingStore();
-    const limits = new RateLimits(store, config);
+    const limits = new GeneralRateLimit(store, config);
     const first = limits.countRequest('key:a');
     expect(first).toBeInstanceOf(Promise);
     expect(await first).toMatchObject({ headers: { 'X-RateLimit-Remaining': '1' } });

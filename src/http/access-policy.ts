@@ -1,0 +1,82 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError } from '../common/errors/api-error.js';
+import { headerValue } from '../common/http/headers.js';
+import type { Access } from './endpoint.decorator.js';
+import { andThen, type MaybePromise } from '../common/maybe-async.js';
+import { ServiceState } from '../common/service-state.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { GeneralRateLimit } from '../rate-limits/general-rate-limit.js';
+import { attachCaller } from './caller.js';
+import { KeyResolver, OperatorAuthenticator } from './ports.js';
+
+/** Longest API key looked up; anything longer cannot be a key and is refused without a lookup. */
+export const MAX_API_KEY_LENGTH = 256;
+
+/**
+ * Who may call, by the access a route declares (or, for a request no route serves, the access of
+ * its area): `api-version` first on every request; then for merchants the general rate limit and
+ * the API key, for the operator the bearer token. A caller without valid credentials is counted
+ * per address before being refused, so guessing keys or tokens is limited too; the operator with
+ * a valid token is not limited. Throws the refusal; answers at once when the key and the
+ * counters are in memory (the usual case), else once the database or Redis has.
+ */
+@Injectable()
+export class AccessPolicy {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly state: ServiceState,
+    private readonly keys: KeyResolver,
+    private readonly operators: OperatorAuthenticator,
+    private readonly limit: GeneralRateLimit,
+  ) {}
+
+  admit(request: IncomingMessage, response: ServerResponse, access: Access): MaybePromise<void> {
+    const version = headerValue(request.headers, 'api-version', 'x-api-version');
+    if (version !== undefined && version.trim() !== '1') {
+      throw new ApiError('UNSUPPORTED_API_VERSION', { field: 'api-version' });
+    }
+    if (access === 'public') return;
+    if (this.state.databaseLost) throw databaseLost();
+    const address = `ip:${request.socket.remoteAddress ?? 'unknown'}`;
+
+    if (access === 'operator') {
+      const refusal = this.operators.refusal(headerValue(request.headers, 'authorization'));
+      if (!refusal) return;
+      return andThen(this.count(address, response), () => {
+        throw refusal;
+      });
+    }
+
+    if (this.config.authMode === 'none') {
+      attachCaller(request, { tracker: address });
+      return this.count(address, response);
+    }
+    const key = headerValue(request.headers, 'key', 'x-api-key');
+    const resolved =
+      key !== undefined && key.length > 0 && key.length <= MAX_API_KEY_LENGTH
+        ? this.keys.resolve(key)
+        : undefined;
+    return andThen(resolved, (found) => {
+      const tracker = found ? `key:${found.keyId}` : address;
+      return andThen(this.count(tracker, response), () => {
+        if (!found) throw new ApiError('UNAUTHORIZED', { field: 'key' });
+        attachCaller(request, { merchantId: found.merchantId, tracker });
+      });
+    });
+  }
+
+  /** Counts the request, sets the limit's headers, throws the refusal past the limit. */
+  private count(tracker: string, response: ServerResponse): MaybePromise<void> {
+    return andThen(this.limit.countRequest(tracker), ({ headers, refusal }) => {
+      for (const name in headers) response.setHeader(name, headers[name]);
+      if (refusal) throw refusal;
+    });
+  }
+}
+
+function databaseLost(): ApiError {
+  return new ApiError('SERVICE_UNAVAILABLE', {
+    message: 'The database file is gone; this instance cannot serve until it is restarted.',
+  });
+}

@@ -1,0 +1,93 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { IncomingMessage } from 'node:http';
+import { Observable, map } from 'rxjs';
+import { ENVELOPE, type Envelope } from './endpoint.decorator.js';
+import { sourceVersionOf, type Listing } from '../common/http/envelope.js';
+import {
+  JSON_CONTENT_TYPE,
+  type ResponseControls,
+  ifNoneMatchMatches,
+  strongEtag,
+} from '../common/http/response.js';
+import { rawOf } from './raw.js';
+
+/** An answer's bytes, and its tag when its route offers one. */
+interface Serialised {
+  body: string;
+  etag?: string;
+}
+
+/**
+ * Shapes every success envelope and serialises it, for the routes whose `@Endpoint` declares one:
+ * - `payload`: the route returns one element, answered as `{"payload":[element]}`;
+ * - `list`: the route returns a Listing (`items`, maybe `page`, maybe fields of its own),
+ *   answered as `{...its fields, "payload": items, "page"}`.
+ * With `etag`, the answer carries a strong ETag of its bytes (and of its source's version, when the
+ * value carries one) and an `If-None-Match` that matches gets a 304 without a body. A frozen value is one a service keeps and hands out again (a final
+ * status, a catalog page): its bytes and tag are computed once and kept beside it.
+ */
+@Injectable()
+export class EnvelopeInterceptor implements NestInterceptor {
+  private readonly declared = new WeakMap<object, Envelope | null>();
+  private readonly kept = new WeakMap<object, Serialised>();
+
+  constructor(private readonly reflector: Reflector) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const envelope = this.envelopeOf(context.getHandler());
+    if (!envelope) return next.handle();
+    const http = context.switchToHttp();
+    return next
+      .handle()
+      .pipe(
+        map((value: unknown) =>
+          this.answer(value, envelope, http.getRequest(), http.getResponse<ResponseControls>()),
+        ),
+      );
+  }
+
+  private answer(
+    value: unknown,
+    envelope: Envelope,
+    request: unknown,
+    response: ResponseControls,
+  ): string {
+    const serialised = this.serialised(value, envelope);
+    response.header('Content-Type', JSON_CONTENT_TYPE);
+    if (!envelope.etag) return serialised.body;
+    serialised.etag ??= strongEtag(serialised.body, sourceVersionOf(value));
+    response.header('ETag', serialised.etag);
+    const ifNoneMatch = rawOf<IncomingMessage>(request).headers['if-none-match'];
+    if (ifNoneMatchMatches(ifNoneMatch, serialised.etag)) {
+      response.status(304);
+      return '';
+    }
+    return serialised.body;
+  }
+
+  private serialised(value: unknown, envelope: Envelope): Serialised {
+    const keep = typeof value === 'object' && value !== null && Object.isFrozen(value);
+    const kept = keep ? this.kept.get(value) : undefined;
+    if (kept) return kept;
+    const serialised = { body: JSON.stringify(shaped(value, envelope)) };
+    if (keep) this.kept.set(value, serialised);
+    return serialised;
+  }
+
+  private envelopeOf(handler: object): Envelope | null {
+    let envelope = this.declared.get(handler);
+    if (envelope === undefined) {
+      envelope =
+        this.reflector.get<Envelope | undefined>(ENVELOPE, handler as () => unknown) ?? null;
+      this.declared.set(handler, envelope);
+    }
+    return envelope;
+  }
+}
+
+function shaped(value: unknown, envelope: Envelope): unknown {
+  if (envelope.kind === 'payload') return { payload: [value] };
+  const { items, page, ...own } = value as Listing<unknown>;
+  return page === undefined ? { ...own, payload: items } : { ...own, payload: items, page };
+}

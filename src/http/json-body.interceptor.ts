@@ -1,0 +1,29 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { IncomingMessage } from 'node:http';
+import type { Observable } from 'rxjs';
+import { BODY, type BodyUse } from './endpoint.decorator.js';
+import { hasBody, isJsonType, readJsonBody } from './json-body.js';
+import { rawOf } from './raw.js';
+
+/**
+ * Reads the JSON body of the routes that declare one (see readJsonBody), once the guard has
+ * admitted the caller: a client without credentials cannot make the service read, or wait for, a
+ * body. A route that takes no body (`'ignored'`) still reads a JSON one, so a broken one is a 400
+ * there too; a body of another type it leaves unread.
+ */
+@Injectable()
+export class JsonBodyInterceptor implements NestInterceptor {
+  constructor(private readonly reflector: Reflector) {}
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    const use = this.reflector.get<BodyUse | undefined>(BODY, context.getHandler());
+    const request = context.switchToHttp().getRequest<{ body?: unknown }>();
+    const raw = rawOf<IncomingMessage>(request);
+    if (use === true || (use === 'ignored' && hasBody(raw) && isJsonType(raw))) {
+      const body = await readJsonBody(raw);
+      if (use === true) request.body = body;
+    }
+    return next.handle();
+  }
+}

@@ -1,0 +1,107 @@
+import type { IncomingMessage } from 'node:http';
+import secureJson from 'secure-json-parse';
+import { ApiError } from '../common/errors/api-error.js';
+import { MAX_BODY_BYTES } from '../common/errors/error-catalog.js';
+import { headerValue } from '../common/http/headers.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../common/http/json-depth.js';
+
+/** `application/json` and `application/<anything>+json`, with parameters or none. */
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
+
+/** Whether the request carries a body (of any length, announced or chunked). */
+export function hasBody(request: IncomingMessage): boolean {
+  const length = headerValue(request.headers, 'content-length');
+  return (
+    headerValue(request.headers, 'transfer-encoding') !== undefined ||
+    (length !== undefined && length.trim() !== '0')
+  );
+}
+
+/** Whether the request's Content-Type is JSON. */
+export function isJsonType(request: IncomingMessage): boolean {
+  return JSON_TYPE.test(headerValue(request.headers, 'content-type') ?? '');
+}
+
+/**
+ * Reads a JSON body the same way on every platform: JSON only (415), UTF-8 only (RFC 8259: a
+ * charset other than UTF-8 is a 415), at most 1 MiB (413, refused from Content-Length before a
+ * byte is read), nested at most 32 levels (checked before parsing), no `__proto__` or
+ * `constructor.prototype` key (prototype poisoning), and an object at the top (400 otherwise).
+ * A leading byte order mark is skipped.
+ */
+export async function readJsonBody(request: IncomingMessage): Promise<Record<string, unknown>> {
+  if (!hasBody(request)) throw notAnObject();
+  const type = headerValue(request.headers, 'content-type') ?? '';
+  if (!JSON_TYPE.test(type)) throw new ApiError('UNSUPPORTED_MEDIA_TYPE');
+  const charset = CHARSET.exec(type)?.[1].toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', {
+      message: `JSON bodies must be UTF-8 (the request says charset=${printable(charset)}).`,
+    });
+  }
+  const text = await readText(request);
+  if (nestsDeeperThan(text)) {
+    throw new ApiError('MALFORMED_REQUEST', {
+      message: `The request body is nested deeper than ${MAX_JSON_DEPTH} levels.`,
+    });
+  }
+  let value: unknown;
+  try {
+    value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+  } catch (error) {
+    throw new ApiError('MALFORMED_REQUEST', {
+      message:
+        error instanceof SyntaxError
+          ? undefined
+          : 'The request body holds a __proto__ or constructor.prototype key.',
+    });
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw notAnObject();
+  return value as Record<string, unknown>;
+}
+
+function notAnObject(): ApiError {
+  return new ApiError('MALFORMED_REQUEST', { message: 'The request body must be a JSON object.' });
+}
+
+/** The body as UTF-8 text, refused past 1 MiB whatever it announced. */
+function readText(request: IncomingMessage): Promise<string> {
+  const announced = Number(headerValue(request.headers, 'content-length'));
+  if (announced > MAX_BODY_BYTES) return Promise.reject(new ApiError('PAYLOAD_TOO_LARGE'));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        cleanUp();
+        reject(new ApiError('PAYLOAD_TOO_LARGE'));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanUp();
+      const text = Buffer.concat(chunks).toString('utf8');
+      resolve(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    };
+    const onError = (error: Error) => {
+      cleanUp();
+      reject(error);
+    };
+    const cleanUp = () => {
+      request.off('data', onData);
+      request.off('end', onEnd);
+      request.off('error', onError);
+    };
+    request.on('data', onData);
+    request.on('end', onEnd);
+    request.on('error', onError);
+  });
+}
+
+function printable(value: string): string {
+  const shown = value.replace(/[^\x20-\x7e]/g, '?');
+  return shown.length > 32 ? `${shown.slice(0, 32)}…` : shown;
+}

@@ -1,0 +1,154 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { STATUS_CODES } from 'node:http';
+import { Server as NetServer, type Socket } from 'node:net';
+import type { Logger } from 'pino';
+import { ApiError } from '../common/errors/api-error.js';
+import type { ErrorCode } from '../common/errors/error-catalog.js';
+import type { HttpTimeoutsConfig } from '../config/app-config.js';
+import { answerOf, rawAnswer, writeAnswer } from './error-answer.js';
+import { requestIdOf } from './logging.js';
+
+/** Node's parser errors that mean "headers too large" or a timeout; the rest are malformed. */
+const CLIENT_ERROR_CODES: Record<string, ErrorCode> = {
+  HPE_HEADER_OVERFLOW: 'HEADERS_TOO_LARGE',
+  ERR_HTTP_REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
+};
+
+/** The response a connection is answering (or answered last): what draining must mark. */
+const ANSWERING = Symbol('answering');
+/** While draining: since when a connection has been seen quiet, and the bytes it had read then. */
+const QUIET_SINCE = Symbol('quietSince');
+type Connection = Socket & {
+  [ANSWERING]?: ServerResponse;
+  [QUIET_SINCE]?: { at: number; bytesRead: number };
+};
+
+/**
+ * While draining, a connection with nothing to answer for this long is closed. A client sending
+ * requests back to back is never quiet that long: it gets its next answer with
+ * `Connection: close` instead of a reset.
+ */
+export const DRAIN_QUIET_MS = 500;
+const DRAIN_CHECK_MS = 100;
+
+/**
+ * What Node's HTTP server does before any platform or Nest sees a request, the same on both
+ * platforms: the time limits; the envelope (with `Connection: close`) for requests Node cannot
+ * read (malformed, headers too large, not received in time), for an `Expect` header and for
+ * CONNECT; and draining the connections on shutdown.
+ */
+export class NodeServer {
+  private readonly connections = new Set<Connection>();
+  private draining = false;
+  private drained?: () => void;
+
+  constructor(
+    private readonly server: Server,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Applies the time limits and starts watching connections. */
+  attach(timeouts: HttpTimeoutsConfig): void {
+    // Node checks the time limits of open requests on this interval (30 s by default), and the
+    // body of a request is timed against the larger of the two limits.
+    Object.assign(this.server, {
+      headersTimeout: timeouts.headersTimeoutMs,
+      requestTimeout: timeouts.requestTimeoutMs,
+      keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+      connectionsCheckingInterval: 1000,
+    });
+    this.server.on('connection', (socket: Connection) => {
+      this.connections.add(socket);
+      socket.once('close', () => {
+        this.connections.delete(socket);
+        if (this.draining && this.connections.size === 0) this.drained?.();
+      });
+    });
+    this.server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
+      (request.socket as Connection)[ANSWERING] = response;
+      if (this.draining) response.shouldKeepAlive = false;
+    });
+    this.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+      response.shouldKeepAlive = false;
+      response.setHeader('x-request-id', requestIdOf(request));
+      writeAnswer(response, answerOf(new ApiError('EXPECTATION_FAILED', { field: 'expect' })));
+    });
+    this.server.on('connect', (_request: IncomingMessage, socket: Socket) => {
+      this.answerSocket(
+        socket,
+        new ApiError('METHOD_NOT_ALLOWED', { message: 'CONNECT is not supported.' }),
+      );
+    });
+  }
+
+  /**
+   * Answers a request Node could not read (Express: as the server's 'clientError' listener;
+   * Fastify: as its clientErrorHandler, which it would otherwise answer itself).
+   */
+  readonly onClientError = (error: Error & { code?: string }, socket: Socket): void => {
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const code = CLIENT_ERROR_CODES[error.code ?? ''] ?? 'MALFORMED_REQUEST';
+    const message =
+      code === 'MALFORMED_REQUEST' ? 'The request line or headers could not be read.' : undefined;
+    this.answerSocket(socket, new ApiError(code, { message }));
+  };
+
+  /**
+   * Shutdown: no new connection is accepted; every request in flight or still to come on an open
+   * connection is answered, with `Connection: close`; a connection that has had nothing to answer
+   * for DRAIN_QUIET_MS (no request, not a byte of one) is closed. Closing a kept-alive connection
+   * at once would cut off a request its client is sending at that moment. Resolves when every
+   * connection is gone, or closes what is left at the deadline.
+   */
+  async drain(deadline: number): Promise<void> {
+    this.draining = true;
+    for (const connection of this.connections) {
+      const response = connection[ANSWERING];
+      if (response && !response.headersSent) response.shouldKeepAlive = false;
+    }
+    // net.Server's close: stops listening. Node's http close would also close the idle
+    // connections at once.
+    NetServer.prototype.close.call(this.server);
+    if (this.connections.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const quiet = setInterval(() => this.closeQuietConnections(), DRAIN_CHECK_MS);
+      this.closeQuietConnections();
+      await new Promise<void>((resolve) => {
+        this.drained = resolve;
+        timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
+        if (this.connections.size === 0) resolve();
+      });
+      clearInterval(quiet);
+      clearTimeout(timer);
+    }
+    this.server.closeAllConnections();
+  }
+
+  /** Closes the connections seen with nothing to answer, and no byte read, for DRAIN_QUIET_MS. */
+  private closeQuietConnections(): void {
+    const now = Date.now();
+    for (const connection of this.connections) {
+      const response = connection[ANSWERING];
+      const quiet = connection[QUIET_SINCE];
+      const answering = response !== undefined && !response.writableFinished;
+      if (answering || !quiet || quiet.bytesRead !== connection.bytesRead) {
+        connection[QUIET_SINCE] = { at: now, bytesRead: connection.bytesRead };
+      } else if (now - quiet.at >= DRAIN_QUIET_MS) {
+        connection.destroy();
+      }
+    }
+  }
+
+  private answerSocket(socket: Socket, error: ApiError): void {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const answer = answerOf(error);
+    this.logger.warn(
+      { statusCode: answer.status, errorCode: error.code },
+      `Refused before routing: ${answer.status} ${error.code}`,
+    );
+    socket.end(rawAnswer(answer, STATUS_CODES[answer.status] ?? ''));
+  }
+}

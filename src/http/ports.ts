@@ -1,0 +1,52 @@
+import type { ApiError } from '../common/errors/api-error.js';
+import type { MaybePromise } from '../common/maybe-async.js';
+import type { Caller } from './caller.js';
+
+/**
+ * What the HTTP layer needs from the features, as small contracts they provide: it knows no
+ * merchant, key, session or metric itself.
+ */
+
+/** A merchant's API key once resolved. */
+export interface ResolvedKey {
+  keyId: string;
+  merchantId: string;
+}
+
+/** Resolves a merchant API key (provided by the merchants feature). */
+export abstract class KeyResolver {
+  /** The key's merchant, or undefined for an unknown or revoked key; at once when it can. */
+  abstract resolve(plaintext: string): MaybePromise<ResolvedKey | undefined>;
+}
+
+/** Decides whether an `Authorization` header opens the operator API. */
+export abstract class OperatorAuthenticator {
+  /** Undefined when the header opens the operator API; else the refusal (401 or 403). */
+  abstract refusal(authorization: string | undefined): ApiError | undefined;
+}
+
+/** A request that no route serves, as a feature that owns its path sees it. */
+export interface UnservedRequest {
+  method: string;
+  /** The segments the path means below CONTEXT_PATH (see normalisedSegments). */
+  segments: readonly string[];
+  /** Its caller, on paths that ask for a merchant's key. */
+  caller?: Caller;
+}
+
+/** The answer to a request no route serves, for the paths a feature owns. */
+export abstract class UnservedRequestPolicy {
+  /** The error to answer with; undefined when the path is not the feature's. */
+  abstract errorFor(request: UnservedRequest): MaybePromise<ApiError | undefined>;
+}
+
+/** Told of every answered request (the metrics). */
+export abstract class RequestObserver {
+  /** `route` is the template of the route that served it; undefined when none did. */
+  abstract requestCompleted(
+    method: string,
+    route: string | undefined,
+    status: number,
+    seconds: number,
+  ): void;
+}

@@ -1,0 +1,185 @@
+import { Injectable, Optional } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { boundedCache } from '../common/cache/bounded-cache.js';
+import { ApiError } from '../common/errors/api-error.js';
+import type { MaybePromise } from '../common/maybe-async.js';
+import { ChangeFeed, SINGLE_PROCESS_FEED } from '../database/change-feed.js';
+import { Transactions, type Tx } from '../database/transactions.js';
+import { KeyResolver, type ResolvedKey } from '../http/ports.js';
+import { generateApiKey, hashApiKey } from './api-key.js';
+import { ApiKeyViewDto, CreatedApiKeyDto } from './dto/merchant.dto.js';
+import { ApiKeyRecord, MerchantRepository, PageRequest } from './merchant.repository.js';
+import { DEMO_MERCHANT_ID, requireMerchant } from './merchant-id.js';
+
+/** What became of a plaintext key of a merchant: working, revoked, or never stored for it. */
+export type KeyState = 'active' | 'revoked' | 'unknown';
+
+/** How many characters of a key the operator may see: enough to tell keys apart, no more. */
+const SHOWN_KEY_CHARACTERS = 4;
+
+/** Memory the resolved keys may take (an entry is a few hundred bytes). */
+const API_KEY_CACHE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * How long a resolved key is trusted without asking the database again. Revocations reach every
+ * instance through the change feed at once; this is only the safety net behind it.
+ */
+const KEY_CACHE_TTL_MS = 10_000;
+
+/** The change-feed kind that says an API key (its hash in the payload) was revoked. */
+const KEY_REVOKED = 'api-key-revoked';
+
+/** Merchants' API keys: created, listed, revoked, and resolved on every merchant request. */
+@Injectable()
+export class ApiKeyService extends KeyResolver {
+  /** Resolved keys by hash: synchronous, it sits on every request's path. */
+  private readonly resolvedKeys = boundedCache<ResolvedKey>({
+    maxBytes: API_KEY_CACHE_BYTES,
+    ttlMs: KEY_CACHE_TTL_MS,
+  });
+
+  /** Moves on with every revocation heard of: a lookup that began before one is not kept. */
+  private generation = 0;
+
+  constructor(
+    private readonly merchants: MerchantRepository,
+    private readonly transactions: Transactions,
+    @Optional() private readonly changes: ChangeFeed = SINGLE_PROCESS_FEED,
+  ) {
+    super();
+    changes.subscribe(KEY_REVOKED, {
+      onChange: (hash) => this.forget(hash),
+      onGap: () => this.forget(),
+    });
+  }
+
+  /**
+   * The key's merchant, or undefined for an unknown or revoked key. Known keys are kept by hash,
+   * so a valid key costs no database round trip. A revocation, on this instance or another,
+   * drops the entry; while revocations could be missed (the change feed is down), nothing kept is
+   * trusted and every lookup asks the database. A kept key is answered at once, without a promise.
+   */
+  resolve(plaintext: string): MaybePromise<ResolvedKey | undefined> {
+    const hash = hashApiKey(plaintext);
+    const reliable = this.changes.reliable;
+    if (reliable) {
+      const cached = this.resolvedKeys.get(hash);
+      if (cached) return cached;
+    }
+    return this.lookUp(hash, reliable);
+  }
+
+  private async lookUp(hash: string, reliable: boolean): Promise<ResolvedKey | undefined> {
+    const generation = this.generation;
+    const found = await this.merchants.findActiveKey(hash);
+    if (!found) return undefined;
+    const resolved = { keyId: found.keyId, merchantId: found.merchantId };
+    if (reliable && generation === this.generation && this.changes.reliable) {
+      this.resolvedKeys.set(hash, resolved);
+    }
+    return resolved;
+  }
+
+  /** Drops a kept key (or all of them) and makes lookups already under way not keep theirs. */
+  private forget(hash?: string): void {
+    this.generation++;
+    if (hash === undefined) this.resolvedKeys.clear();
+    else this.resolvedKeys.delete(hash);
+  }
+
+  async createKey(merchantId: string): Promise<CreatedApiKeyDto> {
+    return this.transactions.run(async (tx) => {
+      await requireMerchant(this.merchants, tx, merchantId);
+      const apiKey = generateApiKey();
+      const keyId = randomUUID();
+      await this.merchants.insertKey(tx, { id: keyId, merchantId, ...storedForm(apiKey) });
+      return { keyId, apiKey };
+    });
+  }
+
+  /** Revokes a key; the next request with it is refused. Revoking twice is a no-op. */
+  async revokeKey(merchantId: string, keyId: string): Promise<void> {
+    const hash = await this.transactions.run(async (tx) => {
+      await requireMerchant(this.merchants, tx, merchantId);
+      const key = await this.merchants.findKey(tx, merchantId, keyId);
+      if (!key) {
+        throw new ApiError('NOT_FOUND', { message: `API key ${keyId} not found.`, field: 'keyId' });
+      }
+      if (key.revokedAt === null) {
+        await this.merchants.revokeKey(tx, keyId, new Date().toISOString());
+        await this.changes.announce(tx, KEY_REVOKED, key.keyHash);
+      }
+      return key.keyHash;
+    });
+    // This instance refuses the key at once; the others when the announcement reaches them.
+    this.forget(hash);
+  }
+
+  /**
+   * Seed files: adds the plaintext keys the merchant lacks, inside the caller's transaction.
+   * Returns whether any was added; a key of another merchant is refused.
+   */
+  async addSeedKeys(tx: Tx, merchantId: string, apiKeys: string[]): Promise<boolean> {
+    let added = false;
+    for (const plaintext of apiKeys) {
+      const key = await this.merchants.findKeyByHash(tx, hashApiKey(plaintext));
+      if (key && key.merchantId !== merchantId) {
+        throw new ApiError('CONFLICT', { message: 'This API key belongs to another merchant.' });
+      }
+      if (!key) {
+        await this.merchants.insertKey(tx, {
+          id: randomUUID(),
+          merchantId,
+          ...storedForm(plaintext),
+        });
+        added = true;
+      }
+    }
+    return added;
+  }
+
+  /** The merchant's keys, revoked ones included, oldest first; NOT_FOUND for an unknown merchant. */
+  async listKeys(
+    merchantId: string,
+    page: PageRequest,
+  ): Promise<{ payload: ApiKeyViewDto[]; total: number }> {
+    const { rows, total } = await this.transactions.run(async (tx) => {
+      await requireMerchant(this.merchants, tx, merchantId);
+      return this.merchants.listKeys(tx, merchantId, page);
+    });
+    return { payload: rows.map(toKeyView), total };
+  }
+
+  /** Whether this plaintext key of the merchant works, was revoked, or is not stored for it. */
+  async keyState(merchantId: string, plaintext: string): Promise<KeyState> {
+    const key = await this.transactions.run((tx) =>
+      this.merchants.findKeyByHash(tx, hashApiKey(plaintext)),
+    );
+    if (!key || key.merchantId !== merchantId) return 'unknown';
+    return key.revokedAt === null ? 'active' : 'revoked';
+  }
+
+  /** True while the demo merchant still has a key that works. */
+  demoKeyActive(): Promise<boolean> {
+    return this.merchants.hasActiveKey(DEMO_MERCHANT_ID);
+  }
+}
+
+/** What is stored of a new key: its hash and its last characters, never the key. */
+function storedForm(plaintext: string): Pick<ApiKeyRecord, 'keyHash' | 'last4' | 'revokedAt'> {
+  return {
+    keyHash: hashApiKey(plaintext),
+    last4: plaintext.slice(-SHOWN_KEY_CHARACTERS),
+    revokedAt: null,
+  };
+}
+
+/** A key as the operator sees it; fields it does not have are left out, not null. */
+function toKeyView(key: ApiKeyRecord): ApiKeyViewDto {
+  return {
+    keyId: key.id,
+    createdAt: key.createdAt.toISOString(),
+    ...(key.revokedAt === null ? {} : { revokedAt: key.revokedAt }),
+    ...(key.last4 === null ? {} : { last4: key.last4 }),
+  };
+}

@@ -1,0 +1,63 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { ApiError } from '../common/errors/api-error.js';
+import { andThen, type MaybePromise } from '../common/maybe-async.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { RateLimitRecord, RateLimitStore } from './rate-limit-store.js';
+
+/** The headers a counted request answers with, and the refusal when over the limit. */
+export interface LimitVerdict {
+  headers: Record<string, string>;
+  refusal?: ApiError;
+}
+
+/**
+ * The general limit: every request of a caller, whatever the route, counted in one store (this
+ * process's memory, or Redis shared by all instances). A caller is its API key when valid, else
+ * its address, so guessing keys is limited like any other traffic.
+ */
+@Injectable()
+export class GeneralRateLimit {
+  private readonly limit: number;
+  private readonly windowMs: number;
+  private readonly limitText: string;
+
+  constructor(
+    private readonly store: RateLimitStore,
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Optional() private readonly metrics?: MetricsService,
+  ) {
+    this.limit = config.rateLimit.generalLimit;
+    this.windowMs = config.rateLimit.generalWindowSeconds * 1000;
+    this.limitText = String(this.limit);
+  }
+
+  /**
+   * Counts one request of the caller: at once when the store counts in memory, else when the
+   * shared store answers.
+   */
+  countRequest(tracker: string): MaybePromise<LimitVerdict> {
+    const { limit, windowMs } = this;
+    const key = `general:${tracker}`;
+    const record =
+      this.store.incrementNow(key, windowMs, limit, windowMs, 'general') ??
+      this.store.increment(key, windowMs, limit, windowMs, 'general');
+    return andThen(record, (counted) => this.verdict(counted));
+  }
+
+  private verdict(record: RateLimitRecord): LimitVerdict {
+    const headers = {
+      'X-RateLimit-Limit': this.limitText,
+      'X-RateLimit-Remaining': String(Math.max(0, this.limit - record.totalHits)),
+      'X-RateLimit-Reset': String(record.timeToExpire),
+    };
+    if (!record.isBlocked) return { headers };
+    this.metrics?.rateLimited('general');
+    return { headers, refusal: rateLimited(record.timeToBlockExpire) };
+  }
+}
+
+/** 429 RATE_LIMITED with the seconds to wait. */
+export function rateLimited(seconds: number): ApiError {
+  return new ApiError('RATE_LIMITED', { headers: { 'Retry-After': String(Math.max(1, seconds)) } });
+}

@@ -1,0 +1,20 @@
+import type { ChangeFeed } from '../../src/database/change-feed.js';
+import type { Transactions } from '../../src/database/transactions.js';
+import { ApiKeyService } from '../../src/merchants/api-key.service.js';
+import { CallbackSecretService } from '../../src/merchants/callback-secret.service.js';
+import { MerchantService } from '../../src/merchants/merchant.service.js';
+import type { InMemoryMerchants } from './in-memory-merchants.js';
+import { testSecretBox } from './in-memory-transactions.js';
+
+/** The three merchant services over one in-memory store, wired as the module wires them. */
+export function merchantServices(
+  store: InMemoryMerchants,
+  transactions: Transactions,
+  changes?: ChangeFeed,
+  box = testSecretBox(),
+) {
+  const keys = new ApiKeyService(store, transactions, changes);
+  const secrets = new CallbackSecretService(store, transactions, box, changes);
+  const merchants = new MerchantService(store, transactions, secrets, keys);
+  return { merchants, keys, secrets };
+}

@@ -1,0 +1,65 @@
+import {
+  CorpusAnswer,
+  PARITY_SEED,
+  parityCorpus,
+  sendCorpusRequest,
+} from './support/parity-corpus.js';
+import { startTestApp, TestApp } from './support/test-app.js';
+
+/**
+ * Express and Fastify answer every request of one corpus alike: the same status, the same
+ * `errorCode`s and, for 2xx answers, the same body; and neither answers any of it with a 5xx. The
+ * corpus crosses path spellings, queries, headers, bodies, content types and methods
+ * (test/support/parity-corpus.ts). `PARITY_REPORT=<file>` writes the differences found as JSON.
+ */
+describe('platform parity (e2e, Express beside Fastify)', () => {
+  const env = {
+    AUTH_MODE: 'api-key',
+    CONTEXT_PATH: '',
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    RATE_LIMIT_STATUS_NOT_FOUND_PER_MINUTE: '1000000',
+  };
+  let express: TestApp;
+  let fastify: TestApp;
+
+  beforeAll(async () => {
+    [express, fastify] = await Promise.all([
+      startTestApp({ ...env, HTTP_PLATFORM: 'express' }),
+      startTestApp({ ...env, HTTP_PLATFORM: 'fastify' }),
+    ]);
+    await Promise.all([express.seed(PARITY_SEED), fastify.seed(PARITY_SEED)]);
+  });
+  afterAll(async () => {
+    await Promise.all([express?.close(), fastify?.close()]);
+  });
+
+  it('holds at least 500 requests', () => {
+    expect(parityCorpus().length).toBeGreaterThanOrEqual(500);
+  });
+
+  it('answers every request of the corpus alike on both platforms', async () => {
+    const differences: { label: string; express: CorpusAnswer; fastify: CorpusAnswer }[] = [];
+    const serverErrors: string[] = [];
+    for (const entry of parityCorpus()) {
+      // One at a time, in order: writes change what later requests see, alike on both.
+      const onExpress = await sendCorpusRequest(express.url, entry);
+      const onFastify = await sendCorpusRequest(fastify.url, entry);
+      if (onExpress.status >= 500 || onFastify.status >= 500) serverErrors.push(entry.label);
+      if (JSON.stringify(onExpress) !== JSON.stringify(onFastify)) {
+        differences.push({
+          label: `${entry.method} ${entry.path.slice(0, 80)} (${entry.label})`,
+          express: onExpress,
+          fastify: onFastify,
+        });
+      }
+    }
+    if (process.env.PARITY_REPORT) {
+      (await import('node:fs')).writeFileSync(
+        process.env.PARITY_REPORT,
+        JSON.stringify(differences, null, 1),
+      );
+    }
+    expect(differences).toEqual([]);
+    expect(serverErrors).toEqual([]);
+  }, 120_000);
+});
