@@ -1,8 +1,16 @@
-import { copyFileSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import sqlite3 from 'sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { adminHeaders, expectEnvelope, http, startTestApp, TestApp } from './support/test-app.js';
+import { MainProcess, startMain } from './support/main-process.js';
+import {
+  ADMIN_TOKEN,
+  adminHeaders,
+  expectEnvelope,
+  http,
+  startTestApp,
+  TestApp,
+} from './support/test-app.js';
 
 const PAIR = { currencyCode: 'USDT', currencyName: 'Tether', protocol: 'TRC20', countryCode: 'IE' };
 const CATALOG = '/api/crypto-currency-protocol-processors';
@@ -121,4 +129,69 @@ describe('SQLite: the file deleted or replaced under a running process (e2e)', (
     expectEnvelope(await http(`${t.url}/health/ready`), 503, 'SERVICE_UNAVAILABLE');
     expectEnvelope(await http(t.url + CATALOG), 503, 'SERVICE_UNAVAILABLE');
   });
+});
+
+describe('SQLite: a file of the database deleted under a process then killed (e2e)', () => {
+  let dir: string;
+  let main: MainProcess | undefined;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'gateway-killed-'));
+  });
+  afterEach(() => {
+    main?.child.kill('SIGKILL');
+    main = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const file = () => join(dir, 'gateway.sqlite');
+  const start = () => startMain({ DATABASE_URL: `sqlite:${file()}`, ADMIN_TOKEN });
+  const put = (process: MainProcess, key: string) =>
+    http(`${process.url}/admin/payment-sessions/${key}`, {
+      method: 'PUT',
+      headers: adminHeaders,
+      body: { merchantId: 'acme', status: 'PENDING' },
+    });
+  const stored = async (process: MainProcess, key: string) =>
+    (
+      await http(`${process.url}/admin/payment-sessions/${key}/history`, {
+        headers: adminHeaders,
+      })
+    ).status === 200;
+
+  it.each(['-wal', '-shm'])(
+    'keeps every acknowledged write when %s is deleted, and acknowledges none after',
+    async (suffix) => {
+      main = await start();
+      const created = await http(`${main.url}/admin/merchants`, {
+        method: 'POST',
+        headers: adminHeaders,
+        body: { id: 'acme', name: 'Acme' },
+      });
+      expect(created.status).toBe(201);
+      const acknowledged: string[] = [];
+      for (let i = 0; i < 10; i++) {
+        const r = await put(main, `vk_before_${i}`);
+        if (r.status === 201) acknowledged.push(`vk_before_${i}`);
+      }
+      expect(acknowledged).toHaveLength(10);
+      expect(existsSync(file() + suffix)).toBe(true);
+      rmSync(file() + suffix);
+
+      const after: number[] = [];
+      for (let i = 0; i < 20; i++) after.push((await put(main, `vk_after_${i}`)).status);
+      expect(after.filter((status) => status !== 503)).toEqual([]);
+      expect((await http(`${main.url}/health/ready`)).status).toBe(503);
+
+      main.child.kill('SIGKILL');
+      await main.exited;
+      main = await start();
+      for (const key of acknowledged)
+        expect({ key, stored: await stored(main, key) }).toEqual({ key, stored: true });
+      for (let i = 0; i < 20; i++) {
+        expect({ i, stored: await stored(main, `vk_after_${i}`) }).toEqual({ i, stored: false });
+      }
+    },
+    60_000,
+  );
 });

@@ -1,14 +1,17 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { statSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { type FSWatcher, statSync, watch } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { DataSource } from 'typeorm';
 import { ApiError } from '../common/errors/api-error.js';
 import { ServiceState } from '../common/service-state.js';
 import { databaseFileOf } from './dialect.js';
 
-/** How often the file is looked at between writes. */
+/** How often the files are looked at between writes, besides the directory's change events. */
 const CHECK_INTERVAL_MS = 500;
+
+/** The files of a SQLite database in WAL mode: the database, its write-ahead log, its index. */
+const SUFFIXES = ['', '-wal', '-shm'] as const;
 
 interface FileIdentity {
   dev: number;
@@ -16,17 +19,23 @@ interface FileIdentity {
 }
 
 /**
- * Notices when the SQLite file is deleted or replaced under the running process. The open
- * connection would go on reading and writing the unlinked file, and every write would be lost at
- * the next start. From then on readiness and every database-backed request answer 503, and no
- * write is acknowledged: each transaction checks the file before and after it commits.
+ * Notices when any of the SQLite database's files (the database, its `-wal` log, its `-shm`
+ * index) is deleted or replaced under the running process. The open connection would go on
+ * reading and writing the unlinked files, and every write would be lost at the next start. From
+ * then on readiness and every database-backed request answer 503, and no write is acknowledged:
+ * each transaction checks the files before and after it commits. What was committed before is
+ * saved where it can be: when the log or the index was deleted (not replaced) and the database
+ * file is still the one on disk, the log the connection still holds is checkpointed into it. A
+ * replaced log is left alone: the copy on disk is what the next start reads.
  */
 @Injectable()
 export class DatabaseFileMonitor implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Database');
   private path?: string;
-  private identity?: FileIdentity;
+  /** Each file as first seen; a log or index not there yet is taken when it appears. */
+  private readonly identities = new Map<string, FileIdentity>();
   private timer?: NodeJS.Timeout;
+  private watcher?: FSWatcher;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -36,18 +45,29 @@ export class DatabaseFileMonitor implements OnApplicationBootstrap, OnApplicatio
   onApplicationBootstrap(): void {
     this.path = databaseFileOf(this.dataSource);
     if (this.path === undefined) return;
-    this.identity = identityOf(this.path);
-    this.timer = setInterval(() => void this.checkInBackground(), CHECK_INTERVAL_MS).unref();
+    this.check();
+    this.timer = setInterval(() => this.check(), CHECK_INTERVAL_MS).unref();
+    const names = new Set(SUFFIXES.map((suffix) => basename(this.path + suffix)));
+    try {
+      this.watcher = watch(dirname(this.path), (_event, name) => {
+        if (name === null || names.has(String(name))) this.check();
+      });
+      this.watcher.on('error', () => this.watcher?.close());
+      this.watcher.unref();
+    } catch {
+      // A file system without change events: the interval and the commits still check.
+    }
   }
 
   onApplicationShutdown(): void {
     clearInterval(this.timer);
+    this.watcher?.close();
   }
 
-  /** Throws 503 when the file the connection writes to is no longer the one on disk. */
+  /** Throws 503 when a file the connection writes to is no longer the one on disk. */
   assertPresent(): void {
     if (this.path === undefined) return;
-    if (!this.state.databaseLost && !sameFile(identityOf(this.path), this.identity)) this.lost();
+    this.check();
     if (this.state.databaseLost) {
       throw new ApiError('SERVICE_UNAVAILABLE', {
         message: 'The database file is gone; this instance cannot serve until it is restarted.',
@@ -55,22 +75,43 @@ export class DatabaseFileMonitor implements OnApplicationBootstrap, OnApplicatio
     }
   }
 
-  private async checkInBackground(): Promise<void> {
+  private check(): void {
     if (this.path === undefined || this.state.databaseLost) return;
-    const current = await stat(this.path).then(
-      (s) => ({ dev: s.dev, ino: s.ino }),
-      () => undefined,
-    );
-    if (!sameFile(current, this.identity)) this.lost();
+    const deleted: string[] = [];
+    const replaced: string[] = [];
+    for (const suffix of SUFFIXES) {
+      const file = this.path + suffix;
+      const now = identityOf(file);
+      const first = this.identities.get(file);
+      if (first === undefined) {
+        if (now) this.identities.set(file, now);
+        else if (suffix === '') deleted.push(file);
+      } else if (!now) {
+        deleted.push(file);
+      } else if (!sameFile(now, first)) {
+        replaced.push(file);
+      }
+    }
+    if (deleted.length + replaced.length > 0) this.lost(deleted, replaced);
   }
 
-  private lost(): void {
-    if (this.state.databaseLost) return;
+  private lost(deleted: string[], replaced: string[]): void {
     this.state.databaseLost = true;
     this.logger.error(
-      { path: this.path },
-      'The SQLite file was deleted or replaced; answering 503 until restarted',
+      { deleted, replaced },
+      'A file of the SQLite database was deleted or replaced; answering 503 until restarted',
     );
+    if (replaced.length === 0 && !deleted.includes(this.path!)) void this.saveCommitted();
+  }
+
+  /** Copies what the log still held into the database file, which is still on disk. */
+  private async saveCommitted(): Promise<void> {
+    try {
+      await this.dataSource.query('PRAGMA wal_checkpoint(TRUNCATE)');
+      this.logger.warn('Saved the committed writes into the database file');
+    } catch (error) {
+      this.logger.error({ err: String(error) }, 'Could not save the committed writes');
+    }
   }
 }
 
@@ -83,6 +124,6 @@ function identityOf(path: string): FileIdentity | undefined {
   }
 }
 
-function sameFile(a: FileIdentity | undefined, b: FileIdentity | undefined): boolean {
-  return a !== undefined && b !== undefined && a.dev === b.dev && a.ino === b.ino;
+function sameFile(a: FileIdentity | undefined, b: FileIdentity): boolean {
+  return a !== undefined && a.dev === b.dev && a.ino === b.ino;
 }
