@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, get as httpGet } from 'node:http';
 import { connect, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -104,6 +105,91 @@ describe('shutdown of the production process (e2e)', () => {
     expect(at - sent).toBeLessThan(2000 + 300);
     expect(at - sent).toBeGreaterThan(1000);
     await stuck.ended;
+  });
+});
+
+/** What one client of a keep-alive load saw: answers by status, and how its requests failed. */
+interface LoadResult {
+  statuses: Record<number, number>;
+  failures: Record<string, number>;
+}
+
+/**
+ * `clients` kept-alive connections, each sending GETs back to back until a request can no longer
+ * be sent (the server stopped listening) or `stop()` is called.
+ */
+function keepAliveLoad(url: string, clients: number) {
+  const agent = new Agent({ keepAlive: true, maxSockets: clients });
+  const result: LoadResult = { statuses: {}, failures: {} };
+  let stopped = false;
+  const one = () =>
+    new Promise<boolean>((resolve) => {
+      const request = httpGet(`${url}/health/live`, { agent }, (response) => {
+        result.statuses[response.statusCode!] = (result.statuses[response.statusCode!] ?? 0) + 1;
+        response.resume();
+        response.on('end', () => resolve(true));
+      });
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        const kind = error.code ?? error.message;
+        result.failures[kind] = (result.failures[kind] ?? 0) + 1;
+        resolve(false);
+      });
+    });
+  const client = async () => {
+    while (!stopped && (await one()));
+  };
+  const done = Promise.all(Array.from({ length: clients }, client));
+  return {
+    result,
+    stop: async () => {
+      stopped = true;
+      await done;
+      agent.destroy();
+    },
+    done,
+  };
+}
+
+describe('shutdown under keep-alive load (e2e)', () => {
+  let dir: string;
+  let main: MainProcess | undefined;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'gateway-drain-'));
+  });
+  afterEach(() => {
+    main?.child.kill('SIGKILL');
+    main = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers every request sent on kept-alive connections: none is reset, the last carry Connection: close', async () => {
+    main = await startMain({ DATABASE_URL: `sqlite:${join(dir, 'gateway.sqlite')}`, ADMIN_TOKEN });
+    const load = keepAliveLoad(main.url, 20);
+    await until(() => (load.result.statuses[200] ?? 0) > 500, 20_000);
+    const sent = Date.now();
+    main.child.kill('SIGTERM');
+    await load.done;
+    const { code, at } = await main.exited;
+    expect(code).toBe(0);
+    expect(at - sent).toBeLessThan(10_000);
+    // Every request either got its answer or could not be sent at all (connection refused).
+    expect(Object.keys(load.result.statuses)).toEqual(['200']);
+    expect(load.result.failures).toEqual({ ECONNREFUSED: 20 });
+    await load.stop();
+  }, 60_000);
+
+  it('closes a kept-alive connection that stays quiet, within a second', async () => {
+    main = await startMain({ DATABASE_URL: `sqlite:${join(dir, 'gateway.sqlite')}`, ADMIN_TOKEN });
+    const quiet = await open(main.port);
+    quiet.socket.write('GET /health/live HTTP/1.1\r\nHost: x\r\n\r\n');
+    await until(() => quiet.received().includes('"ok"'));
+    const sent = Date.now();
+    main.child.kill('SIGTERM');
+    const closed = (await quiet.ended) - sent;
+    expect(closed).toBeLessThan(1000);
+    expect(closed).toBeGreaterThanOrEqual(400);
+    expect((await main.exited).code).toBe(0);
   });
 });
 

@@ -1,4 +1,4 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { type FSWatcher, statSync, watch } from 'node:fs';
 import { basename, dirname } from 'node:path';
@@ -29,7 +29,7 @@ interface FileIdentity {
  * replaced log is left alone: the copy on disk is what the next start reads.
  */
 @Injectable()
-export class DatabaseFileMonitor implements OnApplicationBootstrap, OnApplicationShutdown {
+export class DatabaseFileMonitor implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Database');
   private path?: string;
   /** Each file as first seen; a log or index not there yet is taken when it appears. */
@@ -59,7 +59,9 @@ export class DatabaseFileMonitor implements OnApplicationBootstrap, OnApplicatio
     }
   }
 
-  onApplicationShutdown(): void {
+  /** Stops watching before the connection closes, which removes the log and the index itself. */
+  onModuleDestroy(): void {
+    this.path = undefined;
     clearInterval(this.timer);
     this.watcher?.close();
   }
