@@ -13,53 +13,66 @@ import { DEMO_MERCHANT_ID } from './merchants/merchant-id.js';
 export const DEMO_SEED_FILE = fileURLToPath(new URL('../seeds/demo.json', import.meta.url));
 
 /**
+ * Where the sandbox listens unless HOST says otherwise: it publishes its demo key and prints an
+ * operator token, so it is reachable from this machine only.
+ */
+const SANDBOX_HOST = '127.0.0.1';
+const hostGiven = (process.env.HOST ?? '').trim() !== '';
+
+/**
  * `npm start`: the sandbox. Migrates, seeds the demo data into an empty database, serves, and
  * prints where the docs are and which keys to use. With no ADMIN_TOKEN set, a token for this
  * run only is made up and printed, so the operator API can be tried too.
  */
-await runCommand(async (baseConfig) => {
-  const adminToken = baseConfig.adminToken ?? randomBytes(24).toString('base64url');
-  const config = { ...baseConfig, adminToken };
-  const seed = await validateSeed(JSON.parse(await readFile(DEMO_SEED_FILE, 'utf8')));
-  if (!seed.ok) throw new Error(`${DEMO_SEED_FILE} is not a valid seed file`);
-  let seeded = false;
+await runCommand(
+  async (baseConfig) => {
+    const adminToken = baseConfig.adminToken ?? randomBytes(24).toString('base64url');
+    const config = { ...baseConfig, adminToken };
+    const seed = await validateSeed(JSON.parse(await readFile(DEMO_SEED_FILE, 'utf8')));
+    if (!seed.ok) throw new Error(`${DEMO_SEED_FILE} is not a valid seed file`);
+    let seeded = false;
 
-  const { app, url } = await serve(config, {
-    migrate: true,
-    beforeListen: async (app) => {
-      const [row] = (await app
-        .get(DataSource)
-        .query(
-          'SELECT (SELECT COUNT(*) FROM crypto_pair) + (SELECT COUNT(*) FROM merchant) + (SELECT COUNT(*) FROM payment_session) AS n',
-        )) as { n: number }[];
-      if (Number(row.n) === 0) {
-        await app.get(SeedRunner).run(seed.seed);
-        seeded = true;
-      }
-    },
-  });
+    const { app, url } = await serve(config, {
+      migrate: true,
+      beforeListen: async (app) => {
+        const [row] = (await app
+          .get(DataSource)
+          .query(
+            'SELECT (SELECT COUNT(*) FROM crypto_pair) + (SELECT COUNT(*) FROM merchant) + (SELECT COUNT(*) FROM payment_session) AS n',
+          )) as { n: number }[];
+        if (Number(row.n) === 0) {
+          await app.get(SeedRunner).run(seed.seed);
+          seeded = true;
+        }
+      },
+    });
 
-  const demo = seed.seed.merchants?.find((m) => m.id === DEMO_MERCHANT_ID);
-  const demoKey = await demoKeyLine(app.get(ApiKeyService), demo?.apiKeys?.[0]);
-  const lines = [
-    '',
-    `  Payment gateway read API (sandbox) at ${url}`,
-    `  Swagger UI:   ${url}/docs`,
-    seeded
-      ? `  Demo data:    loaded from seeds/demo.json`
-      : '  Demo data:    database not empty, nothing seeded',
-    config.authMode === 'none'
-      ? '  Auth:         AUTH_MODE=none, no key needed'
-      : `  Demo API key: ${demoKey.text}`,
-    `  Callbacks:    ${await demoSecretLine(app.get(CallbackSecretService), demo?.callbackSecret)}`,
-    baseConfig.adminToken
-      ? '  Operator API: Authorization: Bearer <your ADMIN_TOKEN>'
-      : `  Operator API: Authorization: Bearer ${adminToken}   (this run only; set ADMIN_TOKEN to choose)`,
-    `  Try:          curl ${config.authMode === 'none' ? '' : `-H 'key: ${demoKey.key ?? '<your key>'}' `}${url}/api/crypto-currency-protocol-processors?countryCode=IE`,
-    '',
-  ];
-  process.stdout.write(`${lines.join('\n')}\n`);
-});
+    const demo = seed.seed.merchants?.find((m) => m.id === DEMO_MERCHANT_ID);
+    const demoKey = await demoKeyLine(app.get(ApiKeyService), demo?.apiKeys?.[0]);
+    const lines = [
+      '',
+      `  Payment gateway read API (sandbox) at ${url}`,
+      `  Swagger UI:   ${url}/docs`,
+      hostGiven
+        ? `  Listening:    on ${config.host}, as HOST says`
+        : `  Listening:    ${SANDBOX_HOST} only, this machine; set HOST=0.0.0.0 to open it to others`,
+      seeded
+        ? `  Demo data:    loaded from seeds/demo.json`
+        : '  Demo data:    database not empty, nothing seeded',
+      config.authMode === 'none'
+        ? '  Auth:         AUTH_MODE=none, no key needed'
+        : `  Demo API key: ${demoKey.text}`,
+      `  Callbacks:    ${await demoSecretLine(app.get(CallbackSecretService), demo?.callbackSecret)}`,
+      baseConfig.adminToken
+        ? '  Operator API: Authorization: Bearer <your ADMIN_TOKEN>'
+        : `  Operator API: Authorization: Bearer ${adminToken}   (this run only; set ADMIN_TOKEN to choose)`,
+      `  Try:          curl ${config.authMode === 'none' ? '' : `-H 'key: ${demoKey.key ?? '<your key>'}' `}${url}/api/crypto-currency-protocol-processors?countryCode=IE`,
+      '',
+    ];
+    process.stdout.write(`${lines.join('\n')}\n`);
+  },
+  hostGiven ? process.env : { ...process.env, HOST: SANDBOX_HOST },
+);
 
 /**
  * The banner's key line. The published demo key is advertised only while it works: an operator

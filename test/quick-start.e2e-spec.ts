@@ -44,17 +44,17 @@ describe('quick start banner (e2e, dist/quick-start.js)', () => {
     database = join(dir, `db-${++n}`, 'gateway.sqlite');
   });
 
-  async function quickStart(): Promise<Running> {
+  async function quickStart(env: Record<string, string> = { HOST: '127.0.0.1' }): Promise<Running> {
     // `npm start` runs dist/quick-start.js once it is built; the test setup builds it.
     const child = spawn(process.execPath, ['dist/quick-start.js'], {
       env: {
         PATH: process.env.PATH,
         DATABASE_URL: `sqlite:${database}`,
         PORT: '0',
-        HOST: '127.0.0.1',
         ADMIN_TOKEN,
         LOG_LEVEL: 'silent',
         HTTP_PLATFORM: process.env.HTTP_PLATFORM ?? 'express',
+        ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -82,6 +82,38 @@ describe('quick start banner (e2e, dist/quick-start.js)', () => {
   }
 
   const keyLine = (banner: string) => banner.split('\n').find((l) => l.includes('Demo API key:'));
+
+  /** The local address the process listens on at this port, as the kernel reports it. */
+  function listeningAddress(port: number): string | undefined {
+    const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+    for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+      for (const line of readFileSync(table, 'utf8').split('\n').slice(1)) {
+        const [, local, , state] = line.trim().split(/\s+/);
+        if (state === '0A' && local?.endsWith(`:${hexPort}`)) return local.split(':')[0];
+      }
+    }
+    return undefined;
+  }
+
+  it('listens on 127.0.0.1 only unless HOST is set, and says so', async () => {
+    const closed = await quickStart({});
+    try {
+      expect(closed.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(listeningAddress(Number(new URL(closed.url).port))).toBe('0100007F');
+      expect(closed.banner).toContain(
+        'Listening:    127.0.0.1 only, this machine; set HOST=0.0.0.0 to open it to others',
+      );
+    } finally {
+      await closed.stop();
+    }
+    const open = await quickStart({ HOST: '0.0.0.0' });
+    try {
+      expect(listeningAddress(Number(new URL(open.url).port))).toBe('00000000');
+      expect(open.banner).toContain('Listening:    on 0.0.0.0, as HOST says');
+    } finally {
+      await open.stop();
+    }
+  }, 120_000);
 
   it('advertises the demo key only while it works', async () => {
     const first = await quickStart();

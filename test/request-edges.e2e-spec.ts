@@ -21,6 +21,10 @@ const ODD_STATUS_PATHS = [
   `/API/gateway/payment-status/${SESSION}`,
   `/api/x/../gateway/payment-status/${SESSION}`,
   `//api//gateway/payment-status/${SESSION}`,
+  `/api;x=1/gateway/payment-status/${SESSION}`,
+  `/api\\gateway/payment-status/${SESSION}`,
+  `/%61pi/gateway/payment-status/${SESSION}`,
+  `/api/gateway/payment-status/${SESSION}/`,
 ];
 
 const get = (path: string, headers: Record<string, string> = {}) =>
@@ -251,6 +255,28 @@ describe('requests at the edges (e2e)', () => {
         expect(odd.headers['x-ratelimit-limit']).toBeDefined();
       },
     );
+  });
+
+  describe('the docs page', () => {
+    it.each([
+      '/docs/..',
+      '/docs/../../../etc/passwd',
+      '/docs/%2e%2e/%2e%2e/etc/passwd',
+      '/docs/.hidden',
+      `/docs/${'a'.repeat(5000)}`,
+      '/docs/docs/swagger-ui.css',
+    ])('answers %s with 404 NOT_FOUND in the envelope', async (path) => {
+      expectRawEnvelope(await rawRequest(t.url, get(path)), 404, 'NOT_FOUND');
+    });
+
+    it('serves its page and files', async () => {
+      for (const path of ['/docs', '/docs/', '/docs/swagger-ui.css', '/docs-json']) {
+        expect({ path, status: (await rawRequest(t.url, get(path))).status }).toEqual({
+          path,
+          status: 200,
+        });
+      }
+    });
   });
 
   describe('logs', () => {

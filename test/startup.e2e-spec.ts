@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '../src/cli/serve.js';
 import { loadConfig } from '../src/config/app-config.js';
+import { startMain } from './support/main-process.js';
 import { http, TEST_CALLBACK_SECRET_KEY } from './support/test-app.js';
 
 /**
@@ -114,6 +115,20 @@ describe('start-up (e2e)', () => {
       expect(live.status).toBe(200);
     } finally {
       await app.close();
+    }
+  });
+
+  it('starts with nothing written to stderr: no deprecation or other warning', async () => {
+    const main = await startMain({
+      DATABASE_URL: `sqlite:${join(dir, 'quiet.sqlite')}`,
+      LOG_LEVEL: 'warn',
+    });
+    try {
+      expect((await http(`${main.url}/health/ready`)).status).toBe(200);
+      expect(main.output()).toBe('');
+    } finally {
+      main.child.kill('SIGTERM');
+      await main.exited;
     }
   });
 });
