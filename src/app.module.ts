@@ -9,7 +9,7 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { pino, type Logger } from 'pino';
 import { AdminModule } from './admin/admin.module.js';
-import { AuthModule } from './auth/auth.module.js';
+import { AuditModule } from './audit/audit.module.js';
 import { CatalogModule } from './catalog/catalog.module.js';
 import { ServiceState } from './common/service-state.js';
 import { createValidationPipe } from './common/validation.js';
@@ -29,6 +29,7 @@ import { DocsMount } from './http/swagger.js';
 import { UnservedRequestMiddleware } from './http/unserved.middleware.js';
 import { MerchantsModule } from './merchants/merchants.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
+import { OperatorsModule } from './operators/operators.module.js';
 import { PaymentStatusModule } from './payment-status/payment-status.module.js';
 import { RateLimitsModule } from './rate-limits/rate-limits.module.js';
 import { SeedingModule } from './seeding/seeding.module.js';
@@ -53,7 +54,8 @@ export class AppModule implements NestModule {
         }),
         DatabaseModule,
         RateLimitsModule,
-        AuthModule,
+        AuditModule,
+        OperatorsModule,
         MerchantsModule,
         CatalogModule,
         PaymentStatusModule,

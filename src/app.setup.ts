@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module.js';
 import { CallbackDispatcher } from './callbacks/callback-dispatcher.js';
+import { PersonalDataRetention } from './payment-status/personal-data-retention.js';
 import { AppConfig } from './config/app-config.js';
 import { runMigrationsOnce } from './database/dialect.js';
 import { GracefulShutdown } from './http/graceful-shutdown.js';
@@ -56,9 +57,13 @@ export function setupApp(app: INestApplication, config: AppConfig): void {
   app.get(RouteTable).load(document, config.contextPath, DOCS_PATHS);
 }
 
-/** Starts what works in the background (callback delivery): once the schema is in place. */
+/**
+ * Starts what works in the background (callback delivery, the retention of personal data): once
+ * the schema is in place.
+ */
 export function startBackgroundWork(app: INestApplication): void {
   app.get(CallbackDispatcher).start();
+  app.get(PersonalDataRetention).start();
 }
 
 /** Runs pending migrations on the application's data source. */

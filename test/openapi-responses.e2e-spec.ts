@@ -242,6 +242,8 @@ const existing: Record<string, Record<string, string | number>> = {
   rotateCallbackSecret: { id: 'demo' },
   listPaymentSessionCallbacks: { validationKey: DEMO_SESSION },
   redeliverCallback: { id: '00000000-0000-4000-8000-000000000000' },
+  erasePaymentSessionPersonalData: { validationKey: DEMO_SESSION },
+  revokeOperator: { id: '00000000-0000-4000-8000-000000000000' },
 };
 
 /** The credentials of an operation's security scheme. */
@@ -470,6 +472,39 @@ describe('OpenAPI document against real answers (e2e)', () => {
     await c.call('rotateCallbackSecret', 201, { headers: admin, params: { id: 'demo' } });
     await c.call('rotateCallbackSecret', 404, { headers: admin, params: { id: 'nobody' } });
     await c.call('rotateCallbackSecret', 400, { headers: admin, params: { id: '_bad' } });
+  });
+
+  it('operators, the audit trail and personal data: 200, 201, 204, 400, 404, 409', async () => {
+    const created = await c.call('createOperator', 201, {
+      headers: admin,
+      body: { name: 'contract-alice', role: 'viewer' },
+    });
+    await c.call('createOperator', 409, {
+      headers: admin,
+      body: { name: 'contract-alice', role: 'admin' },
+    });
+    await c.call('createOperator', 400, { headers: admin, body: { name: '', role: 'owner' } });
+    await c.call('listOperators', 200, { headers: admin });
+    await c.call('listOperators', 400, { headers: admin, query: 'size=0' });
+    await c.call('revokeOperator', 204, { headers: admin, params: { id: created.body.id } });
+    await c.call('revokeOperator', 404, { headers: admin, params: existing.revokeOperator });
+    await c.call('revokeOperator', 400, { headers: admin, params: { id: 'not-a-uuid' } });
+    await c.call('listAuditEvents', 200, { headers: admin, query: 'action=createOperator' });
+    await c.call('listAuditEvents', 400, { headers: admin, query: 'from=yesterday' });
+    const verified = await c.call('verifyAuditTrail', 200, { headers: admin });
+    expect(verified.body.valid).toBe(true);
+    await c.call('erasePaymentSessionPersonalData', 204, {
+      headers: admin,
+      params: { validationKey: DEMO_SESSION },
+    });
+    await c.call('erasePaymentSessionPersonalData', 404, {
+      headers: admin,
+      params: { validationKey: 'vk_no_such' },
+    });
+    await c.call('erasePaymentSessionPersonalData', 400, {
+      headers: admin,
+      params: { validationKey: 'vk\u007f' },
+    });
   });
 
   it('health and metrics answer 200', async () => {

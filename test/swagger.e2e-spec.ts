@@ -39,6 +39,12 @@ const ROUTES: [string, string][] = [
   ['post', '/admin/merchants/{id}/api-keys'],
   ['delete', '/admin/merchants/{id}/api-keys/{keyId}'],
   ['post', '/admin/merchants/{id}/callback-secret'],
+  ['delete', '/admin/payment-sessions/{validationKey}/personal-data'],
+  ['post', '/admin/operators'],
+  ['get', '/admin/operators'],
+  ['delete', '/admin/operators/{id}'],
+  ['get', '/admin/audit-events'],
+  ['get', '/admin/audit-events/verify'],
   ['get', '/metrics'],
 ];
 
@@ -334,6 +340,12 @@ describe('OpenAPI document (e2e)', () => {
         'rotateCallbackSecret',
         'listPaymentSessionCallbacks',
         'redeliverCallback',
+        'erasePaymentSessionPersonalData',
+        'createOperator',
+        'listOperators',
+        'revokeOperator',
+        'listAuditEvents',
+        'verifyAuditTrail',
         'getMetrics',
       ].sort(),
     );

@@ -4,6 +4,7 @@ import { CallbackService } from '../callbacks/callback.service.js';
 import { SessionCallbacksDto, CallbackViewDto } from '../callbacks/dto/callback-view.dto.js';
 import { ApiError } from '../common/errors/api-error.js';
 import type { Listing } from '../common/http/envelope.js';
+import { CurrentOperatorCall, type OperatorCall } from '../http/caller.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
 import { DEMO_SESSION_EXAMPLES } from '../payment-status/dto/payment-status-view.dto.js';
 import { PaymentSessionService } from '../payment-status/payment-session.service.js';
@@ -24,6 +25,7 @@ export class AdminCallbacksController {
     operationId: 'listPaymentSessionCallbacks',
     summary: "A payment session's callbacks to its merchant, with every attempt",
     access: 'operator',
+    role: 'viewer',
     envelope: { kind: 'list' },
     params: [
       {
@@ -58,12 +60,16 @@ export class AdminCallbacksController {
       'Accepted: an instance makes the attempt within a moment, with the same webhook-id; list the ' +
       "session's callbacks to see it. A delivered or failed callback returns to that state if this attempt fails.",
     access: 'operator',
+    role: 'payments',
     responses: [{ status: 202, type: CallbackViewDto, description: 'Accepted: attempted soon.' }],
     body: 'ignored',
     errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
     errorNotes: { NOT_FOUND: 'No callback has this id.' },
   })
-  redeliver(@Param() params: CallbackIdParams): Promise<CallbackViewDto> {
-    return this.callbacks.redeliver(params.id);
+  redeliver(
+    @Param() params: CallbackIdParams,
+    @CurrentOperatorCall() call: OperatorCall,
+  ): Promise<CallbackViewDto> {
+    return this.callbacks.redeliver(params.id, call);
   }
 }

@@ -11,6 +11,7 @@ import {
   StoredCryptoPairDto,
 } from '../catalog/dto/crypto-pair-input.dto.js';
 import { listingPage, type Listing } from '../common/http/envelope.js';
+import { CurrentOperatorCall, type OperatorCall } from '../http/caller.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
 import { PairIdParams } from './dto/admin-params.dto.js';
 import { AdminCatalogPageDto } from './dto/admin-views.dto.js';
@@ -26,6 +27,7 @@ export class AdminCatalogController {
     summary: 'Every pair, disabled ones included, paginated like the public catalog',
     description: 'Same filters, order and pages as the public catalog; never cached.',
     access: 'operator',
+    role: 'viewer',
     envelope: { kind: 'list' },
     responses: [{ status: 200, type: AdminCatalogPageDto }],
     errors: ['INVALID_PARAMETER'],
@@ -43,14 +45,18 @@ export class AdminCatalogController {
       'Codes are stored upper case. The public catalog shows the change at once (its cache is ' +
       'cleared before this answers).',
     access: 'operator',
+    role: 'catalog',
     requestBody: { type: CryptoPairInputDto, examples: CRYPTO_PAIR_INPUT_EXAMPLES },
     responses: [{ status: 201, type: StoredCryptoPairDto, description: 'Created.' }],
     body: true,
     errors: ['INVALID_PARAMETER', 'CONFLICT'],
     errorNotes: { CONFLICT: 'A pair with this currencyCode, protocol and countryCode exists.' },
   })
-  create(@Body() input: CryptoPairInputDto): Promise<StoredCryptoPairDto> {
-    return this.catalog.create(input);
+  create(
+    @Body() input: CryptoPairInputDto,
+    @CurrentOperatorCall() call: OperatorCall,
+  ): Promise<StoredCryptoPairDto> {
+    return this.catalog.create(input, call);
   }
 
   @Patch(':id')
@@ -59,6 +65,7 @@ export class AdminCatalogController {
     summary: 'Rename a pair or switch it on or off',
     description: 'Only the fields given change. The public catalog shows the change at once.',
     access: 'operator',
+    role: 'catalog',
     requestBody: { type: CryptoPairPatchDto, examples: CRYPTO_PAIR_PATCH_EXAMPLES },
     responses: [{ status: 200, type: StoredCryptoPairDto, description: 'The pair as stored now.' }],
     body: true,
@@ -68,8 +75,9 @@ export class AdminCatalogController {
   update(
     @Param() params: PairIdParams,
     @Body() patch: CryptoPairPatchDto,
+    @CurrentOperatorCall() call: OperatorCall,
   ): Promise<StoredCryptoPairDto> {
-    return this.catalog.update(params.id, patch);
+    return this.catalog.update(params.id, patch, call);
   }
 
   @Delete(':id')
@@ -78,12 +86,16 @@ export class AdminCatalogController {
     operationId: 'deleteCryptoPair',
     summary: 'Remove a pair',
     access: 'operator',
+    role: 'catalog',
     responses: [{ status: 204, description: 'Removed.' }],
     body: 'ignored',
     errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
     errorNotes: { NOT_FOUND: 'No pair has this id.' },
   })
-  async remove(@Param() params: PairIdParams): Promise<void> {
-    await this.catalog.remove(params.id);
+  async remove(
+    @Param() params: PairIdParams,
+    @CurrentOperatorCall() call: OperatorCall,
+  ): Promise<void> {
+    await this.catalog.remove(params.id, call);
   }
 }

@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
+import { CurrentOperatorCall, type OperatorCall } from '../http/caller.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
 import {
   ApiKeyViewDto,
@@ -32,6 +33,7 @@ export class AdminMerchantsController {
     operationId: 'listMerchants',
     summary: 'Every merchant, ordered by id, paginated like the catalog',
     access: 'operator',
+    role: 'viewer',
     envelope: { kind: 'list' },
     responses: [{ status: 200, type: AdminMerchantPageDto }],
     errors: ['INVALID_PARAMETER'],
@@ -47,14 +49,18 @@ export class AdminMerchantsController {
     summary: 'Create a merchant',
     description: 'It has no API key yet: create one with createApiKey.',
     access: 'operator',
+    role: 'admin',
     requestBody: { type: CreateMerchantDto, examples: CREATE_MERCHANT_EXAMPLES },
     responses: [{ status: 201, type: CreatedMerchantDto, description: 'Created.' }],
     body: true,
     errors: ['INVALID_PARAMETER', 'CONFLICT'],
     errorNotes: { CONFLICT: 'A merchant with this id exists.' },
   })
-  create(@Body() input: CreateMerchantDto): Promise<CreatedMerchantDto> {
-    return this.merchants.createMerchant(input);
+  create(
+    @Body() input: CreateMerchantDto,
+    @CurrentOperatorCall() call: OperatorCall,
+  ): Promise<CreatedMerchantDto> {
+    return this.merchants.createMerchant(input, call);
   }
 
   @Post(':id/api-keys')
@@ -63,13 +69,17 @@ export class AdminMerchantsController {
     summary: 'Create an API key',
     description: 'The plaintext key is in this response only; the service keeps its SHA-256 hash.',
     access: 'operator',
+    role: 'admin',
     responses: [{ status: 201, type: CreatedApiKeyDto, description: 'Created; works at once.' }],
     body: 'ignored',
     errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
     errorNotes: { NOT_FOUND: 'No merchant has this id.' },
   })
-  createKey(@Param() params: MerchantParams): Promise<CreatedApiKeyDto> {
-    return this.keys.createKey(params.id);
+  createKey(
+    @Param() params: MerchantParams,
+    @CurrentOperatorCall() call: OperatorCall,
+  ): Promise<CreatedApiKeyDto> {
+    return this.keys.createKey(params.id, call);
   }
 
   @Get(':id/api-keys')
@@ -79,6 +89,7 @@ export class AdminMerchantsController {
     description:
       'Each key with its id, creation and revocation times and its last 4 characters; never the key or its hash.',
     access: 'operator',
+    role: 'viewer',
     envelope: { kind: 'list' },
     responses: [{ status: 200, type: AdminApiKeyPageDto }],
     errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
@@ -98,13 +109,17 @@ export class AdminMerchantsController {
     operationId: 'revokeApiKey',
     summary: 'Revoke an API key; it stops working on the next request',
     access: 'operator',
+    role: 'admin',
     responses: [{ status: 204, description: 'Revoked (also when it already was).' }],
     body: 'ignored',
     errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
     errorNotes: { NOT_FOUND: 'No merchant has this id, or it has no key with this keyId.' },
   })
-  async revokeKey(@Param() params: MerchantKeyParams): Promise<void> {
-    await this.keys.revokeKey(params.id, params.keyId);
+  async revokeKey(
+    @Param() params: MerchantKeyParams,
+    @CurrentOperatorCall() call: OperatorCall,
+  ): Promise<void> {
+    await this.keys.revokeKey(params.id, params.keyId, call);
   }
 
   @Post(':id/callback-secret')
@@ -115,12 +130,16 @@ export class AdminMerchantsController {
       'The new secret is in this answer only. For 24 hours callbacks carry two signatures, one per ' +
       'secret (space-separated in webhook-signature), so receivers can switch without missing one.',
     access: 'operator',
+    role: 'admin',
     responses: [{ status: 201, type: CallbackSecretDto, description: 'Rotated.' }],
     body: 'ignored',
     errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
     errorNotes: { NOT_FOUND: 'No merchant has this id.' },
   })
-  rotateCallbackSecret(@Param() params: MerchantParams): Promise<CallbackSecretDto> {
-    return this.secrets.rotate(params.id);
+  rotateCallbackSecret(
+    @Param() params: MerchantParams,
+    @CurrentOperatorCall() call: OperatorCall,
+  ): Promise<CallbackSecretDto> {
+    return this.secrets.rotate(params.id, call);
   }
 }

@@ -1,7 +1,8 @@
-import { Body, Controller, Get, Param, Put, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Put, Res } from '@nestjs/common';
 import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
 import { ApiError } from '../common/errors/api-error.js';
 import type { Listing } from '../common/http/envelope.js';
+import { CurrentOperatorCall, type OperatorCall } from '../http/caller.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
 import type { ResponseControls } from '../common/http/response.js';
 import {
@@ -40,6 +41,7 @@ export class AdminPaymentSessionsController {
       'identical final report again is a 200 no-op; any other change of a final session is a 409 ' +
       'and changes nothing. Of two concurrent conflicting reports exactly one wins.',
     access: 'operator',
+    role: 'payments',
     envelope: { kind: 'list' },
     params: [
       {
@@ -72,8 +74,9 @@ export class AdminPaymentSessionsController {
     @Param() params: ValidationKeyParams,
     @Body() report: PaymentReportDto,
     @Res({ passthrough: true }) response: Pick<ResponseControls, 'status'>,
+    @CurrentOperatorCall() call: OperatorCall,
   ): Promise<Listing<PaymentStatusElement, Omit<AdminPaymentSessionDto, 'payload'>>> {
-    const { outcome, session } = await this.sessions.report(params.validationKey, report);
+    const { outcome, session } = await this.sessions.report(params.validationKey, report, call);
     response.status(outcome === 'created' ? 201 : 200);
     return {
       validationKey: session.validationKey,
@@ -89,6 +92,7 @@ export class AdminPaymentSessionsController {
     operationId: 'getPaymentSessionHistory',
     summary: 'Every transition of a payment session, oldest first',
     access: 'operator',
+    role: 'viewer',
     envelope: { kind: 'list' },
     params: [
       {
@@ -120,5 +124,32 @@ export class AdminPaymentSessionsController {
         at: t.at.toISOString(),
       })),
     };
+  }
+
+  @Delete(':validationKey/personal-data')
+  @HttpCode(204)
+  @Endpoint({
+    operationId: 'erasePaymentSessionPersonalData',
+    summary: "Erase a payment session's personal data now",
+    description:
+      "The customer's name, date of birth, e-mail address, account numbers and country code go " +
+      'from the session, from its callbacks (pending and delivered) and from what every instance ' +
+      'keeps; money, references and status stay. The status lookup then answers the same shape ' +
+      'without those fields. Erasing again is a no-op.',
+    access: 'operator',
+    role: 'payments',
+    params: [{ name: 'validationKey', description: VALIDATION_KEY_DESCRIPTION }],
+    responses: [
+      { status: 204, description: 'Erased (also when there was nothing left to erase).' },
+    ],
+    body: 'ignored',
+    errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
+    errorNotes: { NOT_FOUND: 'No payment session has this key.' },
+  })
+  async erasePersonalData(
+    @Param() params: ValidationKeyParams,
+    @CurrentOperatorCall() call: OperatorCall,
+  ): Promise<void> {
+    await this.sessions.erasePersonalData(params.validationKey, call);
   }
 }

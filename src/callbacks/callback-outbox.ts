@@ -37,4 +37,14 @@ export abstract class CallbackOutbox {
 
   /** Why this URL may not receive callbacks here (production wants https), or undefined. */
   abstract urlRefusal(url: string): string | undefined;
+
+  /**
+   * Rewrites the bodies of the session's callbacks, sent or not (`rewrite` answers undefined to
+   * leave a body as it is): erasing personal data reaches every copy.
+   */
+  abstract rewriteBodies(
+    tx: Tx,
+    validationKey: string,
+    rewrite: (body: string) => string | undefined,
+  ): Promise<void>;
 }

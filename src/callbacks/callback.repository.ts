@@ -81,4 +81,9 @@ export abstract class CallbackRepository {
 
   /** When the next pending callback is due, if any. */
   abstract nextDueAt(tx: Tx): Promise<number | undefined>;
+
+  /** The bodies of the session's callbacks, by callback id. */
+  abstract bodiesOf(tx: Tx, validationKey: string): Promise<{ id: string; body: string }[]>;
+
+  abstract setBody(tx: Tx, id: string, body: string): Promise<void>;
 }

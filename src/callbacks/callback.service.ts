@@ -2,7 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { ApiError } from '../common/errors/api-error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { AuditTrail } from '../audit/audit-trail.service.js';
 import { Transactions, type Tx } from '../database/transactions.js';
+import type { OperatorCall } from '../http/caller.js';
 import { CallbackOutbox, type NewCallback } from './callback-outbox.js';
 import { AttemptRecord, CallbackRecord, CallbackRepository } from './callback.repository.js';
 import { CallbackSender } from './callback-sender.js';
@@ -22,6 +24,7 @@ export class CallbackService extends CallbackOutbox {
     private readonly transactions: Transactions,
     private readonly sender: CallbackSender,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly audit: AuditTrail,
   ) {
     super();
   }
@@ -51,6 +54,17 @@ export class CallbackService extends CallbackOutbox {
     return this.sender.urlRefusal(url);
   }
 
+  async rewriteBodies(
+    tx: Tx,
+    validationKey: string,
+    rewrite: (body: string) => string | undefined,
+  ): Promise<void> {
+    for (const { id, body } of await this.callbacks.bodiesOf(tx, validationKey)) {
+      const rewritten = rewrite(body);
+      if (rewritten !== undefined) await this.callbacks.setBody(tx, id, rewritten);
+    }
+  }
+
   /** The session's callbacks, oldest first. */
   async list(validationKey: string): Promise<CallbackViewDto[]> {
     const callbacks = await this.transactions.run((tx) =>
@@ -63,7 +77,7 @@ export class CallbackService extends CallbackOutbox {
    * One more attempt, now: of a pending callback (sooner than its schedule), or of a delivered or
    * failed one, which returns to its state if that attempt fails.
    */
-  async redeliver(id: string): Promise<CallbackViewDto> {
+  async redeliver(id: string, call?: OperatorCall): Promise<CallbackViewDto> {
     const view = await this.transactions.run(async (tx) => {
       const callback = await this.callbacks.find(tx, id);
       if (!callback) {
@@ -75,6 +89,17 @@ export class CallbackService extends CallbackOutbox {
         stateAfterRedelivery: callback.state === 'pending' ? null : callback.state,
       };
       await this.callbacks.setDue(tx, id, changes);
+      await this.audit.record(tx, call, {
+        target: id,
+        changes: {
+          state: { old: callback.state, new: 'pending' },
+          nextAttemptAt: {
+            old:
+              callback.state === 'pending' ? new Date(callback.nextAttemptAt).toISOString() : null,
+            new: new Date(changes.nextAttemptAt).toISOString(),
+          },
+        },
+      });
       const [listed] = (await this.callbacks.listForSession(tx, callback.validationKey)).filter(
         (c) => c.id === id,
       );

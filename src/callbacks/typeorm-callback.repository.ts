@@ -143,6 +143,17 @@ export class TypeOrmCallbackRepository extends CallbackRepository {
       .getRawOne()) as { next: string | number | null } | undefined;
     return row?.next === null || row?.next === undefined ? undefined : Number(row.next);
   }
+
+  async bodiesOf(tx: Tx, validationKey: string): Promise<{ id: string; body: string }[]> {
+    return managerOf(tx).find(Callback, {
+      where: { validationKey },
+      select: { id: true, body: true },
+    });
+  }
+
+  async setBody(tx: Tx, id: string, body: string): Promise<void> {
+    await managerOf(tx).update(Callback, { id }, { body });
+  }
 }
 
 function toRecord(row: Callback): CallbackRecord {

@@ -1,10 +1,13 @@
 import { createCache } from 'cache-manager';
+import { AuditTrail } from '../audit/audit-trail.service.js';
+import { InMemoryAuditEvents } from '../../test/fakes/in-memory-audit.js';
 import { InMemoryCryptoPairs } from '../../test/fakes/in-memory-crypto-pairs.js';
 import { InMemoryTransactions } from '../../test/fakes/in-memory-transactions.js';
 import { boundedMemoryStore } from '../common/cache/memory-store.js';
 import { apiErrorOf } from '../../test/support/api-error-of.js';
 import { loadConfig } from '../config/app-config.js';
 import { CatalogService } from './catalog.service.js';
+import type { OperatorCall } from '../http/caller.js';
 import type { CatalogQuery } from './dto/catalog-query.dto.js';
 
 const ALL: CatalogQuery = { page: 0, size: 10 };
@@ -12,11 +15,13 @@ const IE: CatalogQuery = { countryCode: 'IE', page: 0, size: 10 };
 
 function setup(ttlSeconds = '60') {
   const pairs = new InMemoryCryptoPairs();
-  const transactions = new InMemoryTransactions(pairs);
+  const events = new InMemoryAuditEvents();
+  const transactions = new InMemoryTransactions(pairs, events);
   const cache = createCache({ stores: [boundedMemoryStore(1024 * 1024)] });
   const config = loadConfig({ CATALOG_CACHE_TTL_SECONDS: ttlSeconds });
-  const service = new CatalogService(pairs, transactions, cache, config);
-  return { service, pairs, transactions };
+  const audit = new AuditTrail(events, transactions);
+  const service = new CatalogService(pairs, transactions, cache, config, audit);
+  return { service, pairs, transactions, events };
 }
 
 const pair = (currencyCode: string, protocol: string, countryCode: string, enabled = true) => ({
@@ -136,5 +141,71 @@ describe('CatalogService', () => {
     const renamed = [{ ...inputs[0], currencyName: 'Tether' }, inputs[1]];
     expect(await transactions.run((tx) => service.upsertAll(tx, renamed))).toBe(1);
     expect(pairs.all().map((p) => p.currencyName)).toEqual(['Tether', 'BTC coin']);
+  });
+
+  describe('in the audit trail', () => {
+    const alice: OperatorCall = {
+      operator: { id: 'op-1', name: 'alice' },
+      action: 'updateCryptoPair',
+      requestId: 'req-1',
+      status: 200,
+    };
+
+    it('records each change by an operator with its fields old and new, in its transaction', async () => {
+      const { service, events } = setup();
+      await service.create(pair('USDT', 'TRC20', 'IE'), {
+        ...alice,
+        action: 'createCryptoPair',
+        status: 201,
+      });
+      await service.update(1, { enabled: false }, alice);
+      await service.remove(1, { ...alice, action: 'deleteCryptoPair', status: 204 });
+      expect(
+        events
+          .all()
+          .map(({ action, target, outcome, changes }) => ({ action, target, outcome, changes })),
+      ).toEqual([
+        {
+          action: 'createCryptoPair',
+          target: '1',
+          outcome: 201,
+          changes: {
+            currencyCode: { old: null, new: 'USDT' },
+            currencyName: { old: null, new: 'USDT coin' },
+            protocol: { old: null, new: 'TRC20' },
+            countryCode: { old: null, new: 'IE' },
+            enabled: { old: null, new: true },
+          },
+        },
+        {
+          action: 'updateCryptoPair',
+          target: '1',
+          outcome: 200,
+          changes: { enabled: { old: true, new: false } },
+        },
+        {
+          action: 'deleteCryptoPair',
+          target: '1',
+          outcome: 204,
+          changes: {
+            currencyCode: { old: 'USDT', new: null },
+            currencyName: { old: 'USDT coin', new: null },
+            protocol: { old: 'TRC20', new: null },
+            countryCode: { old: 'IE', new: null },
+            enabled: { old: false, new: null },
+          },
+        },
+      ]);
+      expect(events.all().map((e) => e.operatorName)).toEqual(['alice', 'alice', 'alice']);
+    });
+
+    it('records nothing for a change that changes nothing, or that fails', async () => {
+      const { service, events } = setup();
+      await service.create(pair('USDT', 'TRC20', 'IE'));
+      await service.update(1, { enabled: true }, alice);
+      await apiErrorOf(service.create(pair('USDT', 'TRC20', 'IE'), alice));
+      await apiErrorOf(service.update(7, { enabled: false }, alice));
+      expect(events.all()).toEqual([]);
+    });
   });
 });

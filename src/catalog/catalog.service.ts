@@ -1,4 +1,7 @@
 import { CACHE_MANAGER } from '@nestjs/cache-manager';
+import { AuditTrail } from '../audit/audit-trail.service.js';
+import { changesBetween } from '../audit/changes.js';
+import type { OperatorCall } from '../http/caller.js';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Cache } from 'cache-manager';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
@@ -26,6 +29,7 @@ export class CatalogService {
     private readonly transactions: Transactions,
     @Inject(CACHE_MANAGER) private readonly cache: Cache,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly audit: AuditTrail,
     @Optional() private readonly lookups: CacheLookups = UNCOUNTED_CACHE_LOOKUPS,
   ) {
     // Concurrent requests share one revision read, never one that began before they arrived.
@@ -63,15 +67,24 @@ export class CatalogService {
     return { payload: rows.map(toStoredDto), total };
   }
 
-  async create(input: CryptoPairInputDto): Promise<StoredCryptoPairDto> {
+  async create(input: CryptoPairInputDto, call?: OperatorCall): Promise<StoredCryptoPairDto> {
     return this.write(async (tx) => {
       const created = await this.pairs.insert(tx, { ...input, enabled: input.enabled ?? true });
       if (!created) throw duplicate(input);
-      return toStoredDto(created);
+      const stored = toStoredDto(created);
+      await this.audit.record(tx, call, {
+        target: String(stored.id),
+        changes: changesBetween(null, auditedPair(stored)),
+      });
+      return stored;
     });
   }
 
-  async update(id: number, patch: CryptoPairPatchDto): Promise<StoredCryptoPairDto> {
+  async update(
+    id: number,
+    patch: CryptoPairPatchDto,
+    call?: OperatorCall,
+  ): Promise<StoredCryptoPairDto> {
     return this.write(async (tx) => {
       const pair = await this.pairs.findById(tx, id);
       if (!pair) throw pairNotFound(id);
@@ -79,13 +92,23 @@ export class CatalogService {
       if (patch.currencyName !== undefined) changes.currencyName = patch.currencyName;
       if (patch.enabled !== undefined) changes.enabled = patch.enabled;
       await this.pairs.update(tx, id, changes);
-      return toStoredDto({ ...pair, ...changes });
+      const stored = toStoredDto({ ...pair, ...changes });
+      const changed = changesBetween(auditedPair(toStoredDto(pair)), auditedPair(stored));
+      if (Object.keys(changed).length > 0) {
+        await this.audit.record(tx, call, { target: String(id), changes: changed });
+      }
+      return stored;
     });
   }
 
-  async remove(id: number): Promise<void> {
+  async remove(id: number, call?: OperatorCall): Promise<void> {
     await this.write(async (tx) => {
-      if (!(await this.pairs.delete(tx, id))) throw pairNotFound(id);
+      const pair = await this.pairs.findById(tx, id);
+      if (!pair || !(await this.pairs.delete(tx, id))) throw pairNotFound(id);
+      await this.audit.record(tx, call, {
+        target: String(id),
+        changes: changesBetween(auditedPair(toStoredDto(pair)), null),
+      });
     });
   }
 
@@ -140,6 +163,11 @@ function duplicate(pair: CryptoPairInputDto): ApiError {
 
 function pairNotFound(id: number): ApiError {
   return new ApiError('NOT_FOUND', { message: `Crypto pair ${id} not found.` });
+}
+
+/** A pair as the audit trail shows it: its fields, its id being the event's target. */
+function auditedPair({ id: _id, ...fields }: StoredCryptoPairDto): Record<string, unknown> {
+  return fields;
 }
 
 function toPublicDto(pair: CryptoPairRecord): CryptoPairDto {

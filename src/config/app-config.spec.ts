@@ -293,6 +293,8 @@ describe('loadConfig', () => {
     KEEP_ALIVE_TIMEOUT_MS: (env) => loadConfig(env).http.keepAliveTimeoutMs,
     DATABASE_POOL_SIZE: (env) => loadConfig(env).databasePoolSize,
     CALLBACK_TIMEOUT_MS: (env) => loadConfig(env).callbacks.timeoutMs,
+    PERSONAL_DATA_RETENTION_DAYS: (env) => loadConfig(env).personalData.retentionDays,
+    PERSONAL_DATA_SWEEP_SECONDS: (env) => loadConfig(env).personalData.sweepSeconds,
   };
 
   describe.each(

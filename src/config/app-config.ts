@@ -50,6 +50,15 @@ export interface AppConfig {
   /** Prefix of this deployment's keys in Redis, so that several deployments can share one server. */
   redisKeyPrefix: string;
   callbacks: CallbacksConfig;
+  personalData: PersonalDataConfig;
+}
+
+/** How long the personal data of payment sessions is kept (contract section 13). */
+export interface PersonalDataConfig {
+  /** Days a session may have been final before its personal data is erased; 0 keeps it forever. */
+  retentionDays: number;
+  /** How often this instance looks for sessions past retention. */
+  sweepSeconds: number;
 }
 
 /** Merchant callbacks: delivery, retries, secrets, safety. */
@@ -113,6 +122,8 @@ export const INTEGER_VARIABLES = {
   KEEP_ALIVE_TIMEOUT_MS: { default: 5_000, min: 1_000, max: 120_000 },
   DATABASE_POOL_SIZE: { default: 10, min: 1, max: 200 },
   CALLBACK_TIMEOUT_MS: { default: 10_000, min: 100, max: 60_000 },
+  PERSONAL_DATA_RETENTION_DAYS: { default: 395, min: 0, max: 36_500 },
+  PERSONAL_DATA_SWEEP_SECONDS: { default: 60, min: 1, max: 86_400 },
 } as const satisfies Record<string, IntegerRule>;
 
 export type IntegerVariable = keyof typeof INTEGER_VARIABLES;
@@ -298,6 +309,10 @@ export function loadConfig(env: Env = process.env): AppConfig {
     redisUrl: redisUrl(env),
     redisKeyPrefix: redisKeyPrefix(env),
     callbacks: callbacks(env),
+    personalData: {
+      retentionDays: integer(env, 'PERSONAL_DATA_RETENTION_DAYS'),
+      sweepSeconds: integer(env, 'PERSONAL_DATA_SWEEP_SECONDS'),
+    },
   };
   if (
     config.callbacks.secretKey === undefined &&

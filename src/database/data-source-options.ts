@@ -6,11 +6,14 @@ import {
   PaymentSessionTransition,
 } from '../payment-status/payment-session.entity.js';
 import { ApiKey, Merchant } from '../merchants/merchant.entity.js';
+import { AuditEventRow } from '../audit/audit-event.entity.js';
+import { Operator } from '../operators/operator.entity.js';
 import { connectionOptions } from './dialect.js';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema.js';
 import { MerchantsAndKeys1763800000000 } from './migrations/1763800000000-merchants-and-keys.js';
 import { ApiKeyLast41763900000000 } from './migrations/1763900000000-api-key-last4.js';
 import { Callbacks1764000000000 } from './migrations/1764000000000-callbacks.js';
+import { OperatorsAndAudit1764100000000 } from './migrations/1764100000000-operators-and-audit.js';
 
 export const ENTITIES = [
   CryptoPair,
@@ -21,12 +24,15 @@ export const ENTITIES = [
   ApiKey,
   Callback,
   CallbackAttempt,
+  Operator,
+  AuditEventRow,
 ];
 export const MIGRATIONS = [
   InitialSchema1763700000000,
   MerchantsAndKeys1763800000000,
   ApiKeyLast41763900000000,
   Callbacks1764000000000,
+  OperatorsAndAudit1764100000000,
 ];
 
 /**

@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { ChangeFeed, DataSourceChangeFeed } from './change-feed.js';
 import { DatabaseFileMonitor } from './database-file-monitor.js';
+import { DatabaseFiles } from './database-files.js';
 import { PreparedReads } from './prepared-reads.js';
 import { Transactions } from './transactions.js';
 import { TypeOrmTransactions } from './typeorm-transactions.js';
@@ -12,8 +13,9 @@ import { TypeOrmTransactions } from './typeorm-transactions.js';
     { provide: Transactions, useClass: TypeOrmTransactions },
     PreparedReads,
     DatabaseFileMonitor,
+    DatabaseFiles,
     { provide: ChangeFeed, useClass: DataSourceChangeFeed },
   ],
-  exports: [Transactions, PreparedReads, ChangeFeed],
+  exports: [Transactions, PreparedReads, ChangeFeed, DatabaseFiles],
 })
 export class DatabaseModule {}

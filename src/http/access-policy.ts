@@ -1,14 +1,20 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../common/errors/api-error.js';
 import { headerValue } from '../common/http/headers.js';
-import type { Access } from './endpoint.decorator.js';
 import { andThen, type MaybePromise } from '../common/maybe-async.js';
 import { ServiceState } from '../common/service-state.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { GeneralRateLimit } from '../rate-limits/general-rate-limit.js';
-import { attachCaller } from './caller.js';
-import { KeyResolver, OperatorAuthenticator } from './ports.js';
+import { attachCaller, attachOperatorCall } from './caller.js';
+import type { DeclaredAccess } from './endpoint.decorator.js';
+import { requestIdOf } from './logging.js';
+import {
+  KeyResolver,
+  OperatorAuthenticator,
+  RefusalRecorder,
+  type OperatorRefusal,
+} from './ports.js';
 
 /** Longest API key looked up; anything longer cannot be a key and is refused without a lookup. */
 export const MAX_API_KEY_LENGTH = 256;
@@ -16,10 +22,11 @@ export const MAX_API_KEY_LENGTH = 256;
 /**
  * Who may call, by the access a route declares (or, for a request no route serves, the access of
  * its area): `api-version` first on every request; then for merchants the general rate limit and
- * the API key, for the operator the bearer token. A caller without valid credentials is counted
- * per address before being refused, so guessing keys or tokens is limited too; the operator with
- * a valid token is not limited. Throws the refusal; answers at once when the key and the
- * counters are in memory (the usual case), else once the database or Redis has.
+ * the API key, for operators the bearer token and the role. A caller without valid credentials is
+ * counted per address before being refused, so guessing keys or tokens is limited too; an operator
+ * with a working token is not limited. Every refused operator request goes into the audit trail.
+ * Throws the refusal; answers at once when the key and the counters are in memory (the usual
+ * case), else once the database or Redis has.
  */
 @Injectable()
 export class AccessPolicy {
@@ -29,22 +36,34 @@ export class AccessPolicy {
     private readonly keys: KeyResolver,
     private readonly operators: OperatorAuthenticator,
     private readonly limit: GeneralRateLimit,
+    @Optional() private readonly refusals?: RefusalRecorder,
   ) {}
 
-  admit(request: IncomingMessage, response: ServerResponse, access: Access): MaybePromise<void> {
+  admit(
+    request: IncomingMessage,
+    response: ServerResponse,
+    declared: DeclaredAccess,
+    target: string | null = null,
+  ): MaybePromise<void> {
     const version = headerValue(request.headers, 'api-version', 'x-api-version');
     if (version !== undefined && version.trim() !== '1') {
       throw new ApiError('UNSUPPORTED_API_VERSION', { field: 'api-version' });
     }
-    if (access === 'public') return;
+    if (declared.access === 'public') return;
     if (this.state.databaseLost) throw databaseLost();
     const address = `ip:${request.socket.remoteAddress ?? 'unknown'}`;
 
-    if (access === 'operator') {
-      const refusal = this.operators.refusal(headerValue(request.headers, 'authorization'));
-      if (!refusal) return;
-      return andThen(this.count(address, response), () => {
-        throw refusal;
+    if (declared.access === 'operator') {
+      const authorization = headerValue(request.headers, 'authorization');
+      return andThen(this.operators.admit(authorization, declared.role ?? 'viewer'), (result) => {
+        if ('error' in result)
+          return this.refuseOperator(request, response, declared, target, result);
+        attachOperatorCall(request, {
+          operator: result,
+          action: declared.action,
+          requestId: requestIdOf(request),
+          status: declared.status,
+        });
       });
     }
 
@@ -64,6 +83,31 @@ export class AccessPolicy {
         attachCaller(request, { merchantId: found.merchantId, tracker });
       });
     });
+  }
+
+  /** Counts the refused caller by address, records the refusal, throws it (or the 429). */
+  private async refuseOperator(
+    request: IncomingMessage,
+    response: ServerResponse,
+    declared: DeclaredAccess,
+    target: string | null,
+    refusal: OperatorRefusal,
+  ): Promise<never> {
+    let error = refusal.error;
+    try {
+      await this.count(`ip:${request.socket.remoteAddress ?? 'unknown'}`, response);
+    } catch (limited) {
+      if (!(limited instanceof ApiError)) throw limited;
+      error = limited;
+    }
+    await this.refusals?.refused({
+      operator: refusal.operator,
+      action: declared.action,
+      target,
+      outcome: error.status,
+      requestId: requestIdOf(request),
+    });
+    throw error;
   }
 
   /** Counts the request, sets the limit's headers, throws the refusal past the limit. */

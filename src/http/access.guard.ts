@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ACCESS, type Access } from './endpoint.decorator.js';
+import { ACCESS, type DeclaredAccess } from './endpoint.decorator.js';
 import { AccessPolicy } from './access-policy.js';
 import { rawOf } from './raw.js';
 
@@ -12,7 +12,7 @@ import { rawOf } from './raw.js';
  */
 @Injectable()
 export class AccessGuard implements CanActivate {
-  private readonly declared = new WeakMap<object, Access>();
+  private readonly declared = new WeakMap<object, DeclaredAccess>();
 
   constructor(
     private readonly reflector: Reflector,
@@ -21,23 +21,32 @@ export class AccessGuard implements CanActivate {
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const http = context.switchToHttp();
+    const request = http.getRequest<{ params?: Record<string, string> }>();
+    const declared = this.declaredOf(context.getHandler());
     const admitted = this.policy.admit(
-      rawOf<IncomingMessage>(http.getRequest()),
+      rawOf<IncomingMessage>(request),
       rawOf<ServerResponse>(http.getResponse()),
-      this.accessOf(context.getHandler()),
+      declared,
+      declared.access === 'operator' ? targetOf(request.params) : null,
     );
     return admitted instanceof Promise ? admitted.then(() => true) : true;
   }
 
-  private accessOf(handler: object): Access {
-    let access = this.declared.get(handler);
-    if (access === undefined) {
-      access = this.reflector.get<Access | undefined>(ACCESS, handler as () => unknown);
-      if (access === undefined) {
+  private declaredOf(handler: object): DeclaredAccess {
+    let declared = this.declared.get(handler);
+    if (declared === undefined) {
+      declared = this.reflector.get<DeclaredAccess | undefined>(ACCESS, handler as () => unknown);
+      if (declared === undefined) {
         throw new Error('A route without @Endpoint: its access is not declared');
       }
-      this.declared.set(handler, access);
+      this.declared.set(handler, declared);
     }
-    return access;
+    return declared;
   }
+}
+
+/** What an operator request acted on, as the audit trail names it: the last path parameter. */
+function targetOf(params: Record<string, string> | undefined): string | null {
+  const values = Object.values(params ?? {});
+  return values.length > 0 ? String(values[values.length - 1]).slice(0, 300) : null;
 }

@@ -21,9 +21,40 @@ import { JsonBodyInterceptor } from './json-body.interceptor.js';
 export const API_KEY_SCHEME = 'apiKey';
 export const ADMIN_SCHEME = 'adminToken';
 
-/** Who may call a route: a merchant with an API key, the operator with the admin token, or anyone. */
+/** Who may call a route: a merchant with an API key, an operator with a bearer token, or anyone. */
 export type Access = 'merchant' | 'operator' | 'public';
+
+/**
+ * What an operator's role lets them do: `viewer` every operator GET and /metrics; `payments` that,
+ * and reporting payment sessions, redelivering callbacks and erasing personal data; `catalog` that,
+ * and the catalog's writes; `admin` everything (merchants, keys, callback secrets, operators, the
+ * audit trail). ADMIN_TOKEN is `root`, with every role.
+ */
+export const OPERATOR_ROLES = ['viewer', 'payments', 'catalog', 'admin'] as const;
+export type OperatorRole = (typeof OPERATOR_ROLES)[number];
+
+/** The roles that include each role. */
+export const ROLES_INCLUDING: Record<OperatorRole, readonly OperatorRole[]> = {
+  viewer: ['viewer', 'payments', 'catalog', 'admin'],
+  payments: ['payments', 'admin'],
+  catalog: ['catalog', 'admin'],
+  admin: ['admin'],
+};
+
+/** What the access guard reads of a route's declaration. */
+export interface DeclaredAccess {
+  access: Access;
+  /** The role an operator route needs. */
+  role?: OperatorRole;
+  /** The operationId: what the audit trail calls the request. */
+  action: string;
+  /** The status the route answers with when all goes well. */
+  status: number;
+}
 export const ACCESS = 'access';
+
+/** The OpenAPI extension that names the role an operator route needs. */
+export const ROLE_EXTENSION = 'x-required-role';
 
 /**
  * How the envelope interceptor answers a route's value: `payload` wraps one element
@@ -134,7 +165,7 @@ const ERROR_WHEN: Record<ErrorCode, string> = {
 const OPERATOR_ERROR_WHEN: Partial<Record<ErrorCode, string>> = {
   UNAUTHORIZED: 'No `Authorization: Bearer` token.',
   FORBIDDEN:
-    'The bearer token is not ADMIN_TOKEN, or no ADMIN_TOKEN is configured (the operator API is then closed).',
+    "The bearer token is neither ADMIN_TOKEN nor a working operator's token, or the operator's role does not include the one this route needs.",
   RATE_LIMITED:
     `More than ${setting('generalLimit')} requests in ${setting('generalWindowSeconds')} s without a valid token ` +
     'from this address; retry after `Retry-After` seconds. A caller with the valid token is never limited.',
@@ -143,18 +174,23 @@ const OPERATOR_ERROR_WHEN: Partial<Record<ErrorCode, string>> = {
 /** Example entries where the catalog's default message is not what the route says. */
 const OPERATOR_EXAMPLES: Partial<Record<ErrorCode, { message: string; field?: string }>> = {
   UNAUTHORIZED: {
-    message: 'The operator API needs "Authorization: Bearer <ADMIN_TOKEN>".',
+    message: 'The operator API needs "Authorization: Bearer <token>".',
     field: 'authorization',
   },
   FORBIDDEN: { message: 'This token does not open the operator API.' },
 };
 
-export interface EndpointOptions {
+/** Who may call: anyone or a merchant, or an operator with a role. */
+export type EndpointAccess =
+  { access: 'public' | 'merchant'; role?: undefined } | { access: 'operator'; role: OperatorRole };
+
+export type EndpointOptions = EndpointAccess & EndpointDetails;
+
+export interface EndpointDetails {
   /** Stable, named for the domain: generated clients call it by this name. */
   operationId: string;
   summary: string;
   description?: string;
-  access: Access;
   /** The answers when all goes well. */
   responses: ApiResponseOptions[];
   /** The success envelope the interceptor shapes around the route's value (see Envelope). */
@@ -200,8 +236,14 @@ export function Endpoint(options: EndpointOptions): MethodDecorator {
     ...ACCESS_ERRORS[options.access],
     ...ANY_ROUTE_ERRORS,
   ];
+  const declared: DeclaredAccess = {
+    access: options.access,
+    role: options.role,
+    action: options.operationId,
+    status: successStatus(options.responses),
+  };
   return applyDecorators(
-    SetMetadata(ACCESS, options.access),
+    SetMetadata(ACCESS, declared),
     ...(options.envelope ? [SetMetadata(ENVELOPE, options.envelope)] : []),
     ...(options.body
       ? [SetMetadata(BODY, options.body), UseInterceptors(JsonBodyInterceptor)]
@@ -209,9 +251,10 @@ export function Endpoint(options: EndpointOptions): MethodDecorator {
     ApiOperation({
       operationId: options.operationId,
       summary: options.summary,
-      description: options.description,
+      description: withRole(options.description, options.role),
     }),
     ...security,
+    ...(options.role ? [ApiExtension(ROLE_EXTENSION, options.role)] : []),
     ...(options.aliases?.length ? [ApiExtension(ALIASES_EXTENSION, options.aliases)] : []),
     ...(options.params ?? []).map((param) => ApiParam(param)),
     ...requestHeaders(options.headers ?? []).map((header) => ApiHeader(header)),
@@ -237,6 +280,23 @@ export function Endpoint(options: EndpointOptions): MethodDecorator {
       ...options.errorNotes,
     }),
   );
+}
+
+/** The first 2xx status a route documents: what it answers when all goes well. */
+function successStatus(responses: ApiResponseOptions[]): number {
+  for (const response of responses) {
+    const status = Number((response as { status?: unknown }).status);
+    if (status >= 200 && status < 300) return status;
+  }
+  return 200;
+}
+
+/** An operator route's description ends with the roles that may call it. */
+function withRole(description: string | undefined, role: OperatorRole | undefined) {
+  if (!role) return description;
+  const roles = ROLES_INCLUDING[role].map((r) => `\`${r}\``).join(', ');
+  const line = `**Role:** ${roles} (ADMIN_TOKEN is \`root\`, with every role).`;
+  return description ? `${description}\n\n${line}` : line;
 }
 
 function requestHeaders(own: { name: string; description: string }[]) {

@@ -1,6 +1,6 @@
 import type { ApiError } from '../common/errors/api-error.js';
 import type { MaybePromise } from '../common/maybe-async.js';
-import type { Caller } from './caller.js';
+import type { Caller, OperatorIdentity } from './caller.js';
 
 /**
  * What the HTTP layer needs from the features, as small contracts they provide: it knows no
@@ -19,10 +19,39 @@ export abstract class KeyResolver {
   abstract resolve(plaintext: string): MaybePromise<ResolvedKey | undefined>;
 }
 
-/** Decides whether an `Authorization` header opens the operator API. */
+/** Decides whether an `Authorization` header opens an operator route that needs `role`. */
 export abstract class OperatorAuthenticator {
-  /** Undefined when the header opens the operator API; else the refusal (401 or 403). */
-  abstract refusal(authorization: string | undefined): ApiError | undefined;
+  /**
+   * The operator, when the header carries a working token with the role (or a stronger one);
+   * else the refusal (401 without a token, 403 with an unknown or revoked one or too little
+   * power), with the operator when the token was theirs. At once when the token is in memory.
+   */
+  abstract admit(
+    authorization: string | undefined,
+    role: string,
+  ): MaybePromise<OperatorIdentity | OperatorRefusal>;
+}
+
+/** An operator request refused, and by whose token when it was a working one. */
+export interface OperatorRefusal {
+  error: ApiError;
+  operator?: OperatorIdentity;
+}
+
+/** A refused operator request, as the audit trail records it. */
+export interface RefusedOperatorRequest {
+  operator?: OperatorIdentity;
+  /** The route's operationId, or `unknownRoute` when no route serves the path. */
+  action: string;
+  target: string | null;
+  /** The status of the refusal (401, 403, or 429 past the limit). */
+  outcome: number;
+  requestId: string;
+}
+
+/** Records refused operator requests (provided by the audit trail). */
+export abstract class RefusalRecorder {
+  abstract refused(request: RefusedOperatorRequest): Promise<void>;
 }
 
 /** A request that no route serves, as a feature that owns its path sees it. */

@@ -44,7 +44,12 @@ export class UnservedRequestMiddleware implements NestMiddleware {
     url: string,
   ): Promise<never> {
     const { segments, access } = this.routes.areaOf(url);
-    await this.access.admit(request, response, access);
+    await this.access.admit(request, response, {
+      access,
+      role: 'viewer',
+      action: UNKNOWN_ROUTE,
+      status: 404,
+    });
     const caller = callerOf(request);
     throw (
       (await this.policy?.errorFor({ method, segments, caller })) ?? this.notServed(method, url)
@@ -59,6 +64,9 @@ export class UnservedRequestMiddleware implements NestMiddleware {
     return new ApiError('NOT_FOUND', { message: `No route ${method} ${printable(pathOf(url))}.` });
   }
 }
+
+/** What the audit trail calls a refused request to an operator path that no route serves. */
+export const UNKNOWN_ROUTE = 'unknownRoute';
 
 /** At most a short, printable path: the message never carries more than the route. */
 function printable(path: string): string {

@@ -4,7 +4,10 @@ import { boundedCache } from '../common/cache/bounded-cache.js';
 import { ApiError } from '../common/errors/api-error.js';
 import type { MaybePromise } from '../common/maybe-async.js';
 import { ChangeFeed, SINGLE_PROCESS_FEED } from '../database/change-feed.js';
+import { AuditTrail } from '../audit/audit-trail.service.js';
+import { REDACTED } from '../audit/changes.js';
 import { Transactions, type Tx } from '../database/transactions.js';
+import type { OperatorCall } from '../http/caller.js';
 import { KeyResolver, type ResolvedKey } from '../http/ports.js';
 import { generateApiKey, hashApiKey } from './api-key.js';
 import { ApiKeyViewDto, CreatedApiKeyDto } from './dto/merchant.dto.js';
@@ -44,6 +47,7 @@ export class ApiKeyService extends KeyResolver {
   constructor(
     private readonly merchants: MerchantRepository,
     private readonly transactions: Transactions,
+    private readonly audit: AuditTrail,
     @Optional() private readonly changes: ChangeFeed = SINGLE_PROCESS_FEED,
   ) {
     super();
@@ -87,18 +91,25 @@ export class ApiKeyService extends KeyResolver {
     else this.resolvedKeys.delete(hash);
   }
 
-  async createKey(merchantId: string): Promise<CreatedApiKeyDto> {
+  async createKey(merchantId: string, call?: OperatorCall): Promise<CreatedApiKeyDto> {
     return this.transactions.run(async (tx) => {
       await requireMerchant(this.merchants, tx, merchantId);
       const apiKey = generateApiKey();
       const keyId = randomUUID();
       await this.merchants.insertKey(tx, { id: keyId, merchantId, ...storedForm(apiKey) });
+      await this.audit.record(tx, call, {
+        target: keyId,
+        changes: {
+          merchantId: { old: null, new: merchantId },
+          apiKey: { old: null, new: REDACTED },
+        },
+      });
       return { keyId, apiKey };
     });
   }
 
   /** Revokes a key; the next request with it is refused. Revoking twice is a no-op. */
-  async revokeKey(merchantId: string, keyId: string): Promise<void> {
+  async revokeKey(merchantId: string, keyId: string, call?: OperatorCall): Promise<void> {
     const hash = await this.transactions.run(async (tx) => {
       await requireMerchant(this.merchants, tx, merchantId);
       const key = await this.merchants.findKey(tx, merchantId, keyId);
@@ -106,8 +117,13 @@ export class ApiKeyService extends KeyResolver {
         throw new ApiError('NOT_FOUND', { message: `API key ${keyId} not found.`, field: 'keyId' });
       }
       if (key.revokedAt === null) {
-        await this.merchants.revokeKey(tx, keyId, new Date().toISOString());
+        const revokedAt = new Date().toISOString();
+        await this.merchants.revokeKey(tx, keyId, revokedAt);
         await this.changes.announce(tx, KEY_REVOKED, key.keyHash);
+        await this.audit.record(tx, call, {
+          target: keyId,
+          changes: { revokedAt: { old: null, new: revokedAt } },
+        });
       }
       return key.keyHash;
     });

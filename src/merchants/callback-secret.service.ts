@@ -1,7 +1,10 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { boundedCache } from '../common/cache/bounded-cache.js';
 import { ChangeFeed, SINGLE_PROCESS_FEED } from '../database/change-feed.js';
+import { AuditTrail } from '../audit/audit-trail.service.js';
+import { REDACTED } from '../audit/changes.js';
 import { Transactions, type Tx } from '../database/transactions.js';
+import type { OperatorCall } from '../http/caller.js';
 import {
   CallbackSecretBox,
   SECRET_OVERLAP_MS,
@@ -39,6 +42,7 @@ export class CallbackSecretService {
     private readonly merchants: MerchantRepository,
     private readonly transactions: Transactions,
     private readonly secretBox: CallbackSecretBox,
+    private readonly audit: AuditTrail,
     @Optional() private readonly changes: ChangeFeed = SINGLE_PROCESS_FEED,
   ) {
     changes.subscribe(CALLBACK_SECRET_REPLACED, {
@@ -61,9 +65,15 @@ export class CallbackSecretService {
    * Replaces the merchant's callback secret, returned this once. The previous one keeps signing
    * beside it for SECRET_OVERLAP_MS, so receivers can switch without missing a callback.
    */
-  async rotate(merchantId: string): Promise<CallbackSecretDto> {
+  async rotate(merchantId: string, call?: OperatorCall): Promise<CallbackSecretDto> {
     const callbackSecret = generateCallbackSecret();
-    await this.transactions.run((tx) => this.replace(tx, merchantId, callbackSecret));
+    await this.transactions.run(async (tx) => {
+      await this.replace(tx, merchantId, callbackSecret);
+      await this.audit.record(tx, call, {
+        target: merchantId,
+        changes: { callbackSecret: { old: REDACTED, new: REDACTED } },
+      });
+    });
     this.copies.delete(merchantId); // also a copy read while the rotation committed
     return { callbackSecret };
   }

@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error.js';
+import { AuditTrail } from '../audit/audit-trail.service.js';
+import { REDACTED } from '../audit/changes.js';
 import { Transactions, type Tx } from '../database/transactions.js';
+import type { OperatorCall } from '../http/caller.js';
 import { ApiKeyService } from './api-key.service.js';
 import { CallbackSecretService } from './callback-secret.service.js';
 import { CreateMerchantDto, CreatedMerchantDto, ListedMerchantDto } from './dto/merchant.dto.js';
@@ -14,10 +17,11 @@ export class MerchantService {
     private readonly transactions: Transactions,
     private readonly secrets: CallbackSecretService,
     private readonly keys: ApiKeyService,
+    private readonly audit: AuditTrail,
   ) {}
 
   /** Creates a merchant with a new callback secret, returned this once. */
-  async createMerchant(input: CreateMerchantDto): Promise<CreatedMerchantDto> {
+  async createMerchant(input: CreateMerchantDto, call?: OperatorCall): Promise<CreatedMerchantDto> {
     return this.transactions.run(async (tx) => {
       if (!(await this.merchants.insert(tx, { id: input.id, name: input.name }))) {
         throw new ApiError('CONFLICT', {
@@ -26,6 +30,14 @@ export class MerchantService {
         });
       }
       const callbackSecret = await this.secrets.issue(tx, input.id);
+      await this.audit.record(tx, call, {
+        target: input.id,
+        changes: {
+          id: { old: null, new: input.id },
+          name: { old: null, new: input.name },
+          callbackSecret: { old: null, new: REDACTED },
+        },
+      });
       return { id: input.id, name: input.name, callbackSecret };
     });
   }

@@ -36,6 +36,7 @@ export class MetricsController extends PrometheusController {
       'connections, merchant callbacks, and the Node.js process metrics, in the Prometheus ' +
       'text format.',
     access: 'operator',
+    role: 'viewer',
     responses: [
       {
         status: 200,

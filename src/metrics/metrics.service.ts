@@ -11,6 +11,9 @@ export type RefusedLimit = 'general' | 'status_not_found';
 
 export type CallbackState = 'pending' | 'delivered' | 'failed';
 
+/** Why a session's personal data was erased: its retention ran out, or an operator asked. */
+export type ErasureReason = 'retention' | 'request';
+
 /**
  * How one delivery attempt of a merchant callback ended: `delivered` (a 2xx in time), `rejected`
  * (any other answer), `timeout` (no answer within the time limit), `error` (no connection: DNS,
@@ -74,6 +77,7 @@ export class MetricsService implements CacheLookups, RequestObserver {
   private readonly lookups: Record<CacheName, Record<'hit' | 'miss', Counter.Internal>>;
   private readonly callbacks: Gauge<'state'>;
   private readonly callbackAttempts: Histogram<'outcome'>;
+  private readonly erasures: Record<ErasureReason, Counter.Internal>;
 
   constructor(@InjectDataSource() dataSource: DataSource) {
     const own = new Registry();
@@ -128,6 +132,12 @@ export class MetricsService implements CacheLookups, RequestObserver {
       buckets: CALLBACK_BUCKETS,
       registers,
     });
+    const erasures = new Counter({
+      name: 'personal_data_erased_sessions_total',
+      help: 'Payment sessions whose personal data was erased, by reason (retention or request).',
+      labelNames: ['reason'],
+      registers,
+    });
     this.registry = Registry.merge([processMetrics(), own]);
 
     // Counters that exist from the start read 0 rather than missing, so rates and alerts work
@@ -142,6 +152,10 @@ export class MetricsService implements CacheLookups, RequestObserver {
       miss: zeroed(lookups.labels(cache, 'miss')),
     });
     this.lookups = { catalog: lookupsOf('catalog'), final_status: lookupsOf('final_status') };
+    this.erasures = {
+      retention: zeroed(erasures.labels('retention')),
+      request: zeroed(erasures.labels('request')),
+    };
   }
 
   /** The Content-Type of `scrape()`: Prometheus text format 0.0.4. */
@@ -191,6 +205,11 @@ export class MetricsService implements CacheLookups, RequestObserver {
     this.callbacks.set({ state: 'pending' }, counts.pending);
     this.callbacks.set({ state: 'delivered' }, counts.delivered);
     this.callbacks.set({ state: 'failed' }, counts.failed);
+  }
+
+  /** Sessions whose personal data was erased. */
+  personalDataErased(sessions: number, reason: ErasureReason): void {
+    this.erasures[reason].inc(sessions);
   }
 
   /** One delivery attempt of a callback, how long it took and how it ended. */

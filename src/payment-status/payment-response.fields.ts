@@ -78,3 +78,18 @@ export const SUCCESSFUL_REQUIRED_FIELDS = [
   'totalFees',
   'traceId',
 ] as const satisfies readonly PaymentResponseField[];
+
+/**
+ * The personal fields of a payment response (contract section 13): erased from every copy once
+ * the session has been final for PERSONAL_DATA_RETENTION_DAYS, or when the operator asks; never
+ * written to the audit trail or a log.
+ */
+export const PERSONAL_FIELDS = [
+  'customerFirstName',
+  'customerLastName',
+  'customerDob',
+  'senderEmailAddress',
+  'customerAccountNumber',
+  'accountNumber',
+  'customerCountryCode',
+] as const satisfies readonly PaymentResponseField[];

@@ -37,6 +37,15 @@ export class PaymentSession {
   @Column({ type: 'integer', default: 1 })
   version: number;
 
+  /** When the session became final (epoch ms): the retention of its personal data counts from it. */
+  @Index('ix_payment_session_final_at')
+  @Column({ name: 'final_at', type: 'bigint', nullable: true })
+  finalAt: number | null;
+
+  /** When its personal data was erased (epoch ms); null while it is kept. */
+  @Column({ name: 'personal_data_erased_at', type: 'bigint', nullable: true })
+  personalDataErasedAt: number | null;
+
   @CreateDateColumn({ name: 'created_at' })
   createdAt: Date;
 

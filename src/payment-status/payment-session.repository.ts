@@ -55,4 +55,23 @@ export abstract class PaymentSessionRepository {
 
   /** Every transition of the session, oldest first; empty for an unknown key. */
   abstract history(validationKey: string): Promise<TransitionRecord[]>;
+
+  /**
+   * Sessions final since `finalBefore` (epoch ms) or earlier whose personal data has not been
+   * erased, oldest first, at most `limit`; locked for this transaction where several instances
+   * could claim the same ones (PostgreSQL skips those another holds).
+   */
+  abstract dueForErasure(
+    tx: Tx,
+    finalBefore: number,
+    limit: number,
+  ): Promise<Pick<SessionRecord, 'validationKey' | 'paymentResponse'>[]>;
+
+  /** Stores the payment response without its personal data, and when it was erased. */
+  abstract storeErasure(
+    tx: Tx,
+    validationKey: string,
+    paymentResponse: string | null,
+    erasedAt: number,
+  ): Promise<void>;
 }

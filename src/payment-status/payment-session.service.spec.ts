@@ -1,3 +1,5 @@
+import { AuditTrail } from '../audit/audit-trail.service.js';
+import { InMemoryAuditEvents } from '../../test/fakes/in-memory-audit.js';
 import { successfulResponse } from '../../test/support/fixtures.js';
 import { InMemoryMerchants } from '../../test/fakes/in-memory-merchants.js';
 import { InMemoryPaymentSessions } from '../../test/fakes/in-memory-payment-sessions.js';
@@ -28,12 +30,14 @@ async function setup() {
   const sessions = new InMemoryPaymentSessions();
   const merchantStore = new InMemoryMerchants();
   const outbox = new InMemoryCallbackOutbox();
-  const transactions = new InMemoryTransactions(sessions, merchantStore, outbox);
+  const events = new InMemoryAuditEvents();
+  const transactions = new InMemoryTransactions(sessions, merchantStore, outbox, events);
   const { merchants } = merchantServices(merchantStore, transactions);
   await merchants.createMerchant({ id: MERCHANT, name: 'Acme' });
   await merchants.createMerchant({ id: OTHER, name: 'Globex' });
-  const service = new PaymentSessionService(sessions, merchants, transactions, outbox);
-  return { service, sessions, transactions, outbox };
+  const audit = new AuditTrail(events, transactions);
+  const service = new PaymentSessionService(sessions, merchants, transactions, outbox, audit);
+  return { service, sessions, transactions, outbox, events };
 }
 
 const STATUSES: PaymentStatus[] = ['PENDING', 'NOT_COMPLETED', 'SUCCESSFUL', 'FAILED'];

@@ -1,5 +1,11 @@
 import { Injectable, Optional } from '@nestjs/common';
+import { AuditTrail } from '../audit/audit-trail.service.js';
+import { REDACTED, changesBetween } from '../audit/changes.js';
 import { boundedCache } from '../common/cache/bounded-cache.js';
+import { ChangeFeed, SINGLE_PROCESS_FEED } from '../database/change-feed.js';
+import { DatabaseFiles } from '../database/database-files.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import type { OperatorCall } from '../http/caller.js';
 import { CallbackOutbox, type NewCallback } from '../callbacks/callback-outbox.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { CoalescedReads } from '../database/coalesced-read.js';
@@ -15,7 +21,9 @@ import {
   TransitionRecord,
 } from './payment-session.repository.js';
 import type { PaymentStatusElement } from './dto/payment-status-view.dto.js';
+import { PERSONAL_FIELDS } from './payment-response.fields.js';
 import { buildStatusElement, callbackBody } from './payment-status.shapes.js';
+import { callbackBodyWithoutPersonalData, withoutPersonalData } from './personal-data.js';
 import {
   PaymentStatus,
   VALIDATION_KEY_RULE,
@@ -28,7 +36,12 @@ export type ReportOutcome = 'created' | 'updated' | 'unchanged';
 export interface ReportResult {
   outcome: ReportOutcome;
   session: SessionRecord;
+  /** The session before the report; null when it created it. */
+  previous: SessionRecord | null;
 }
+
+/** The change-feed kind that says a session's personal data was erased (`*`: many sessions). */
+const PERSONAL_DATA_ERASED = 'personal-data-erased';
 
 /** A status element as built from the stored session, and whose it is. */
 interface StatusAnswer {
@@ -62,14 +75,25 @@ export class PaymentSessionService {
   private readonly finalAnswers = boundedCache<StatusAnswer>({ maxBytes: FINAL_ANSWER_BYTES });
   /** Concurrent lookups of one key share a read (and the answer built from it). */
   private readonly answers = new CoalescedReads((key: string) => this.readAnswer(key));
+  /** Moves on with every erasure heard of: a read that began before one is not kept. */
+  private generation = 0;
 
   constructor(
     private readonly sessions: PaymentSessionRepository,
     private readonly merchants: MerchantService,
     private readonly transactions: Transactions,
     private readonly outbox: CallbackOutbox,
+    private readonly audit: AuditTrail,
     @Optional() private readonly lookups: CacheLookups = UNCOUNTED_CACHE_LOOKUPS,
-  ) {}
+    @Optional() private readonly changes: ChangeFeed = SINGLE_PROCESS_FEED,
+    @Optional() private readonly files?: DatabaseFiles,
+    @Optional() private readonly metrics?: MetricsService,
+  ) {
+    changes.subscribe(PERSONAL_DATA_ERASED, {
+      onChange: (key) => this.forgetAnswer(key),
+      onGap: () => this.forgetAnswer('*'),
+    });
+  }
 
   /**
    * The session's status element, or undefined when the key is unknown, cannot exist or belongs
@@ -94,22 +118,51 @@ export class PaymentSessionService {
   }
 
   private async readAnswer(validationKey: string): Promise<StatusAnswer | undefined> {
+    const generation = this.generation;
     const session = await this.sessions.find(validationKey);
     if (!session) return undefined;
     const element = buildStatusElement(validationKey, session);
     const answer = { merchantId: session.merchantId, element };
-    if (isFinal(session.status)) {
+    if (isFinal(session.status) && generation === this.generation) {
       Object.freeze(element);
       this.finalAnswers.set(validationKey, answer);
     }
     return answer;
   }
 
-  /** Creates the session or moves it to a new state, in its own transaction. */
-  async report(validationKey: string, report: PaymentReportDto): Promise<ReportResult> {
+  /** Drops a kept answer (`*`: every one) and makes reads under way not keep theirs. */
+  private forgetAnswer(validationKey: string): void {
+    this.generation++;
+    if (validationKey === '*') this.finalAnswers.clear();
+    else this.finalAnswers.delete(validationKey);
+  }
+
+  /**
+   * Creates the session or moves it to a new state, in its own transaction; an operator's report
+   * goes into the audit trail in the same transaction.
+   */
+  async report(
+    validationKey: string,
+    report: PaymentReportDto,
+    call?: OperatorCall,
+  ): Promise<ReportResult> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.transactions.run((tx) => this.apply(tx, validationKey, report));
+        return await this.transactions.run(async (tx) => {
+          const result = await this.apply(tx, validationKey, report);
+          if (result.outcome !== 'unchanged') {
+            await this.audit.record(tx, call, {
+              target: validationKey,
+              outcome: result.outcome === 'created' ? 201 : 200,
+              changes: changesBetween(
+                result.previous && audited(result.previous),
+                audited(result.session),
+                PERSONAL_FIELDS.map((field) => `paymentResponse.${field}`),
+              ),
+            });
+          }
+          return result;
+        });
       } catch (error) {
         if (!(error instanceof StaleVersion)) throw error;
         if (attempt >= MAX_REPORT_ATTEMPTS) {
@@ -157,7 +210,7 @@ export class PaymentSessionService {
       };
       if (!(await this.sessions.insert(tx, session))) throw new StaleVersion();
       await this.transitioned(tx, session, null, options);
-      return { outcome: 'created', session };
+      return { outcome: 'created', session, previous: null };
     }
 
     if (current.merchantId !== report.merchantId) {
@@ -167,7 +220,9 @@ export class PaymentSessionService {
       });
     }
     const sameUrls = urls.returnUrl === current.returnUrl && urls.errorUrl === current.errorUrl;
-    if (sameReport(current, next) && sameUrls) return { outcome: 'unchanged', session: current };
+    if (sameReport(current, next) && sameUrls) {
+      return { outcome: 'unchanged', session: current, previous: current };
+    }
     if (isFinal(current.status)) {
       throw new ApiError('CONFLICT', {
         message: `The payment session is ${current.status}, a final state; it cannot change.`,
@@ -185,7 +240,75 @@ export class PaymentSessionService {
     const session = { ...current, ...stored, version: current.version + 1 };
     // Only a change of what the merchant sees is a transition; new URLs alone are not.
     if (!sameReport(current, next)) await this.transitioned(tx, session, current, options);
-    return { outcome: 'updated', session };
+    return { outcome: 'updated', session, previous: current };
+  }
+
+  /**
+   * Erases the session's personal data now (contract section 13): from the session, from its
+   * callbacks (pending and delivered), and from every instance's kept answer. Money, references
+   * and status stay. NOT_FOUND for an unknown session; nothing to erase is a no-op.
+   */
+  async erasePersonalData(validationKey: string, call?: OperatorCall): Promise<void> {
+    const erased = await this.transactions.run(async (tx) => {
+      const session = await this.sessions.findIn(tx, validationKey);
+      if (!session) {
+        throw new ApiError('NOT_FOUND', {
+          message: 'Payment session not found.',
+          field: 'validationKey',
+        });
+      }
+      const erased = await this.erase(tx, session);
+      if (erased.length > 0) {
+        await this.audit.record(tx, call, {
+          target: validationKey,
+          changes: Object.fromEntries(
+            erased.map((field) => [`paymentResponse.${field}`, { old: REDACTED, new: null }]),
+          ),
+        });
+      }
+      return erased.length;
+    });
+    this.forgetAnswer(validationKey);
+    if (erased > 0) {
+      this.metrics?.personalDataErased(1, 'request');
+      await this.files?.dropOldPageVersions();
+    }
+  }
+
+  /**
+   * Erases the personal data of up to `limit` sessions final since `finalBefore` or earlier, in
+   * one transaction (a batch of the retention job); returns how many sessions it erased.
+   */
+  async eraseExpired(finalBefore: number, limit: number): Promise<number> {
+    const erased = await this.transactions.run(async (tx) => {
+      const due = await this.sessions.dueForErasure(tx, finalBefore, limit);
+      for (const session of due) await this.erase(tx, session, false);
+      if (due.length > 0) {
+        await this.audit.recordSystem(tx, 'erasePersonalDataOnRetention', {
+          target: null,
+          changes: { sessions: { old: null, new: due.length } },
+        });
+        await this.changes.announce(tx, PERSONAL_DATA_ERASED, '*');
+      }
+      return due.length;
+    });
+    if (erased > 0) this.forgetAnswer('*');
+    return erased;
+  }
+
+  /** Erases one session's personal fields and its callbacks', inside the caller's transaction. */
+  private async erase(
+    tx: Tx,
+    session: Pick<SessionRecord, 'validationKey' | 'paymentResponse'>,
+    announce = true,
+  ): Promise<string[]> {
+    const { stored, erased } = withoutPersonalData(session.paymentResponse);
+    await this.sessions.storeErasure(tx, session.validationKey, stored, Date.now());
+    await this.outbox.rewriteBodies(tx, session.validationKey, callbackBodyWithoutPersonalData);
+    if (erased.length > 0 && announce) {
+      await this.changes.announce(tx, PERSONAL_DATA_ERASED, session.validationKey);
+    }
+    return erased;
   }
 
   /** Every transition of the session, oldest first; undefined for an unknown session. */
@@ -237,6 +360,35 @@ export class PaymentSessionService {
       detailedStatus: session.detailedStatus,
     });
   }
+}
+
+/**
+ * A session as the audit trail shows it: what was reported, the callback URLs without their query
+ * (which may carry a merchant's token), and each field of the payment response.
+ */
+function audited(session: SessionRecord): Record<string, unknown> {
+  const response = session.paymentResponse
+    ? (JSON.parse(session.paymentResponse) as Record<string, unknown>)
+    : {};
+  return {
+    merchantId: session.merchantId,
+    status: session.status,
+    detailedStatus: session.detailedStatus,
+    errorMessage: session.errorMessage,
+    returnUrl: withoutQuery(session.returnUrl),
+    errorUrl: withoutQuery(session.errorUrl),
+    ...Object.fromEntries(
+      Object.entries(response).map(([field, value]) => [`paymentResponse.${field}`, value]),
+    ),
+  };
+}
+
+function withoutQuery(url: string | null): string | null {
+  if (url === null) return null;
+  const parsed = new URL(url);
+  parsed.search = '';
+  parsed.hash = '';
+  return parsed.toString();
 }
 
 /** The callback a transition into `session` causes, if any. */

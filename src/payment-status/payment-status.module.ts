@@ -6,6 +6,7 @@ import { PaymentSession, PaymentSessionTransition } from './payment-session.enti
 import { PaymentSessionRepository } from './payment-session.repository.js';
 import { PaymentSessionService } from './payment-session.service.js';
 import { PaymentStatusController } from './payment-status.controller.js';
+import { PersonalDataRetention } from './personal-data-retention.js';
 import { StatusLookupLimit } from './status-lookup-limit.js';
 import { TypeOrmPaymentSessionRepository } from './typeorm-payment-session.repository.js';
 import { UnservedStatusLookups } from './unserved-status-lookups.js';
@@ -22,8 +23,9 @@ import { UnservedRequestPolicy } from '../http/ports.js';
     PaymentSessionService,
     { provide: PaymentSessionRepository, useClass: TypeOrmPaymentSessionRepository },
     StatusLookupLimit,
+    PersonalDataRetention,
     { provide: UnservedRequestPolicy, useClass: UnservedStatusLookups },
   ],
-  exports: [PaymentSessionService, UnservedRequestPolicy],
+  exports: [PaymentSessionService, UnservedRequestPolicy, PersonalDataRetention],
 })
 export class PaymentStatusModule {}

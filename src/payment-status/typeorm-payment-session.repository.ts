@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { claimLockClause } from '../database/dialect.js';
 import { PreparedReads } from '../database/prepared-reads.js';
 import type { Tx } from '../database/transactions.js';
 import { insertRows, insertUnlessDuplicate, managerOf } from '../database/typeorm-transactions.js';
@@ -12,6 +13,7 @@ import {
   TransitionRecord,
 } from './payment-session.repository.js';
 import type { StoredReport } from './payment-status.shapes.js';
+import { isFinal } from './payment-status.types.js';
 
 const SESSION_SQL =
   'SELECT validation_key AS "validationKey", merchant_id AS "merchantId", status, ' +
@@ -38,7 +40,8 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
   }
 
   async insert(tx: Tx, session: SessionRecord): Promise<boolean> {
-    return (await insertUnlessDuplicate(tx, PaymentSession, session)) !== undefined;
+    const row = { ...session, finalAt: isFinal(session.status) ? Date.now() : null };
+    return (await insertUnlessDuplicate(tx, PaymentSession, row)) !== undefined;
   }
 
   async updateIfVersion(
@@ -50,7 +53,11 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
     const result = await managerOf(tx)
       .createQueryBuilder()
       .update(PaymentSession)
-      .set({ ...next, version: expectedVersion + 1 })
+      .set({
+        ...next,
+        version: expectedVersion + 1,
+        ...(isFinal(next.status) ? { finalAt: Date.now() } : {}),
+      })
       .where('validation_key = :validationKey AND version = :expectedVersion', {
         validationKey,
         expectedVersion,
@@ -79,6 +86,40 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
       detailedStatus: row.detailedStatus,
       at: new Date(row.at),
     }));
+  }
+
+  async dueForErasure(
+    tx: Tx,
+    finalBefore: number,
+    limit: number,
+  ): Promise<Pick<SessionRecord, 'validationKey' | 'paymentResponse'>[]> {
+    const manager = managerOf(tx);
+    const due = manager
+      .createQueryBuilder(PaymentSession, 's')
+      .select('s.validation_key', 'validationKey')
+      .addSelect('s.payment_response', 'paymentResponse')
+      .where('s.final_at <= :finalBefore', { finalBefore })
+      .andWhere('s.personal_data_erased_at IS NULL')
+      .orderBy('s.final_at', 'ASC')
+      .limit(limit);
+    const [sql, parameters] = due.getQueryAndParameters();
+    return (await manager.query(sql + claimLockClause(this.dataSource), parameters)) as Pick<
+      SessionRecord,
+      'validationKey' | 'paymentResponse'
+    >[];
+  }
+
+  async storeErasure(
+    tx: Tx,
+    validationKey: string,
+    paymentResponse: string | null,
+    erasedAt: number,
+  ): Promise<void> {
+    await managerOf(tx).update(
+      PaymentSession,
+      { validationKey },
+      { paymentResponse, personalDataErasedAt: erasedAt },
+    );
   }
 }
 

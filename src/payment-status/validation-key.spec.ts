@@ -1,3 +1,5 @@
+import { AuditTrail } from '../audit/audit-trail.service.js';
+import { InMemoryAuditEvents } from '../../test/fakes/in-memory-audit.js';
 import { InMemoryMerchants } from '../../test/fakes/in-memory-merchants.js';
 import { InMemoryPaymentSessions } from '../../test/fakes/in-memory-payment-sessions.js';
 import { InMemoryCallbackOutbox } from '../../test/fakes/in-memory-callback-outbox.js';
@@ -39,11 +41,13 @@ async function setup() {
   const sessions = new InMemoryPaymentSessions();
   const merchantStore = new InMemoryMerchants();
   const outbox = new InMemoryCallbackOutbox();
-  const transactions = new InMemoryTransactions(sessions, merchantStore, outbox);
+  const events = new InMemoryAuditEvents();
+  const transactions = new InMemoryTransactions(sessions, merchantStore, outbox, events);
   const { merchants } = merchantServices(merchantStore, transactions);
   await merchants.createMerchant({ id: 'acme', name: 'Acme' });
+  const audit = new AuditTrail(events, transactions);
   return {
-    service: new PaymentSessionService(sessions, merchants, transactions, outbox),
+    service: new PaymentSessionService(sessions, merchants, transactions, outbox, audit),
     sessions,
   };
 }

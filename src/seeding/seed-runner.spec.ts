@@ -4,6 +4,8 @@ import { InMemoryMerchants } from '../../test/fakes/in-memory-merchants.js';
 import { InMemoryPaymentSessions } from '../../test/fakes/in-memory-payment-sessions.js';
 import { InMemoryCallbackOutbox } from '../../test/fakes/in-memory-callback-outbox.js';
 import { InMemoryTransactions } from '../../test/fakes/in-memory-transactions.js';
+import { AuditTrail } from '../audit/audit-trail.service.js';
+import { InMemoryAuditEvents } from '../../test/fakes/in-memory-audit.js';
 import { CatalogService } from '../catalog/catalog.service.js';
 import { boundedMemoryStore } from '../common/cache/memory-store.js';
 import { loadConfig } from '../config/app-config.js';
@@ -17,11 +19,19 @@ function setup() {
   const merchantStore = new InMemoryMerchants();
   const sessions = new InMemoryPaymentSessions();
   const outbox = new InMemoryCallbackOutbox();
-  const transactions = new InMemoryTransactions(pairs, merchantStore, sessions, outbox);
+  const events = new InMemoryAuditEvents();
+  const transactions = new InMemoryTransactions(pairs, merchantStore, sessions, outbox, events);
   const cache = createCache({ stores: [boundedMemoryStore(1024 * 1024)] });
-  const catalog = new CatalogService(pairs, transactions, cache, loadConfig({}));
+  const audit = new AuditTrail(events, transactions);
+  const catalog = new CatalogService(pairs, transactions, cache, loadConfig({}), audit);
   const { merchants } = merchantServices(merchantStore, transactions);
-  const sessionService = new PaymentSessionService(sessions, merchants, transactions, outbox);
+  const sessionService = new PaymentSessionService(
+    sessions,
+    merchants,
+    transactions,
+    outbox,
+    audit,
+  );
   const runner = new SeedRunner(transactions, catalog, merchants, sessionService);
   return { runner, pairs, merchantStore, sessions, catalog };
 }

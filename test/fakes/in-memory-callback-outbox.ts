@@ -16,6 +16,17 @@ export class InMemoryCallbackOutbox extends CallbackOutbox implements Rollbackab
     return this.refuse?.(url);
   }
 
+  async rewriteBodies(
+    _tx: Tx,
+    validationKey: string,
+    rewrite: (body: string) => string | undefined,
+  ): Promise<void> {
+    for (const callback of this.callbacks) {
+      if (callback.validationKey !== validationKey) continue;
+      callback.body = rewrite(callback.body) ?? callback.body;
+    }
+  }
+
   snapshot(): unknown {
     return copy(this.callbacks);
   }

@@ -6,10 +6,17 @@ import {
   TransitionRecord,
 } from '../../src/payment-status/payment-session.repository.js';
 import type { StoredReport } from '../../src/payment-status/payment-status.shapes.js';
+import { isFinal } from '../../src/payment-status/payment-status.types.js';
 import { Rollbackable, copy } from './in-memory-transactions.js';
 
+/** A session as stored, with the retention's bookkeeping. */
+type StoredSession = SessionRecord & {
+  finalAt?: number | null;
+  personalDataErasedAt?: number | null;
+};
+
 interface State {
-  sessions: Map<string, SessionRecord>;
+  sessions: Map<string, StoredSession>;
   transitions: Map<string, TransitionRecord[]>;
 }
 
@@ -45,7 +52,10 @@ export class InMemoryPaymentSessions extends PaymentSessionRepository implements
   async insert(_tx: Tx, session: SessionRecord): Promise<boolean> {
     this.interfere();
     if (this.state.sessions.has(session.validationKey)) return false;
-    this.state.sessions.set(session.validationKey, copy(session));
+    this.state.sessions.set(session.validationKey, {
+      ...copy(session),
+      finalAt: isFinal(session.status) ? Date.now() : null,
+    });
     return true;
   }
 
@@ -62,8 +72,38 @@ export class InMemoryPaymentSessions extends PaymentSessionRepository implements
       ...current,
       ...copy(next),
       version: expectedVersion + 1,
+      ...(isFinal(next.status) ? { finalAt: Date.now() } : {}),
     });
     return true;
+  }
+
+  async dueForErasure(
+    _tx: Tx,
+    finalBefore: number,
+    limit: number,
+  ): Promise<Pick<SessionRecord, 'validationKey' | 'paymentResponse'>[]> {
+    return [...this.state.sessions.values()]
+      .filter(
+        (s) => s.finalAt != null && s.finalAt <= finalBefore && s.personalDataErasedAt == null,
+      )
+      .sort((a, b) => a.finalAt! - b.finalAt!)
+      .slice(0, limit)
+      .map(({ validationKey, paymentResponse }) => ({ validationKey, paymentResponse }));
+  }
+
+  async storeErasure(
+    _tx: Tx,
+    validationKey: string,
+    paymentResponse: string | null,
+    erasedAt: number,
+  ): Promise<void> {
+    const session = this.state.sessions.get(validationKey);
+    if (session) Object.assign(session, { paymentResponse, personalDataErasedAt: erasedAt });
+  }
+
+  /** Moves the time a session became final, as if it had been final for longer. */
+  setFinalAt(validationKey: string, finalAt: number): void {
+    this.state.sessions.get(validationKey)!.finalAt = finalAt;
   }
 
   async addTransition(

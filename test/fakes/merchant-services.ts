@@ -1,4 +1,6 @@
+import { AuditTrail } from '../../src/audit/audit-trail.service.js';
 import type { ChangeFeed } from '../../src/database/change-feed.js';
+import { InMemoryAuditEvents } from './in-memory-audit.js';
 import type { Transactions } from '../../src/database/transactions.js';
 import { ApiKeyService } from '../../src/merchants/api-key.service.js';
 import { CallbackSecretService } from '../../src/merchants/callback-secret.service.js';
@@ -12,9 +14,10 @@ export function merchantServices(
   transactions: Transactions,
   changes?: ChangeFeed,
   box = testSecretBox(),
+  audit = new AuditTrail(new InMemoryAuditEvents(), transactions),
 ) {
-  const keys = new ApiKeyService(store, transactions, changes);
-  const secrets = new CallbackSecretService(store, transactions, box, changes);
-  const merchants = new MerchantService(store, transactions, secrets, keys);
+  const keys = new ApiKeyService(store, transactions, audit, changes);
+  const secrets = new CallbackSecretService(store, transactions, box, audit, changes);
+  const merchants = new MerchantService(store, transactions, secrets, keys, audit);
   return { merchants, keys, secrets };
 }

@@ -1,0 +1,32 @@
+import type { Tx } from '../database/transactions.js';
+import type { AuditEvent } from './audit-chain.js';
+
+/** What the operator may filter the trail by; every field optional. */
+export interface AuditFilter {
+  /** An operator's id or name (`root`, `unknown` included). */
+  operator?: string;
+  action?: string;
+  target?: string;
+  /** ISO times, inclusive. */
+  from?: string;
+  to?: string;
+}
+
+/** Storage of the audit trail: appended to, read, never changed. */
+export abstract class AuditRepository {
+  /**
+   * Makes the transaction the only one appending until it ends (PostgreSQL: an advisory lock
+   * shared by every instance; SQLite writes one transaction at a time anyway).
+   */
+  abstract lockChain(tx: Tx): Promise<void>;
+  abstract last(tx: Tx): Promise<Pick<AuditEvent, 'seq' | 'hash'> | undefined>;
+  abstract insert(tx: Tx, event: AuditEvent): Promise<void>;
+  /** Newest first. */
+  abstract list(
+    tx: Tx,
+    filter: AuditFilter,
+    page: { page: number; size: number },
+  ): Promise<{ rows: AuditEvent[]; total: number }>;
+  /** Events after `seq`, in chain order, at most `limit`. */
+  abstract after(tx: Tx, seq: number, limit: number): Promise<AuditEvent[]>;
+}

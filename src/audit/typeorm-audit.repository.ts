@@ -1,0 +1,89 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import {
+  Between,
+  DataSource,
+  Equal,
+  FindOptionsWhere,
+  LessThanOrEqual,
+  MoreThan,
+  MoreThanOrEqual,
+} from 'typeorm';
+import { kindOf } from '../database/dialect.js';
+import type { Tx } from '../database/transactions.js';
+import { managerOf } from '../database/typeorm-transactions.js';
+import type { AuditEvent } from './audit-chain.js';
+import { AuditEventRow } from './audit-event.entity.js';
+import { AuditFilter, AuditRepository } from './audit.repository.js';
+
+/** Any number: every instance takes this lock to append to the one chain. */
+const AUDIT_CHAIN_LOCK = 7_340_513_292;
+
+@Injectable()
+export class TypeOrmAuditRepository extends AuditRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    super();
+  }
+
+  async lockChain(tx: Tx): Promise<void> {
+    if (kindOf(this.dataSource) !== 'postgres') return;
+    await managerOf(tx).query('SELECT pg_advisory_xact_lock($1)', [AUDIT_CHAIN_LOCK]);
+  }
+
+  async last(tx: Tx): Promise<Pick<AuditEvent, 'seq' | 'hash'> | undefined> {
+    const [row] = await managerOf(tx).find(AuditEventRow, {
+      select: { seq: true, hash: true },
+      order: { seq: 'DESC' },
+      take: 1,
+    });
+    return row ? { seq: row.seq, hash: row.hash } : undefined;
+  }
+
+  async insert(tx: Tx, event: AuditEvent): Promise<void> {
+    await managerOf(tx).insert(AuditEventRow, { ...event, changes: JSON.stringify(event.changes) });
+  }
+
+  async list(
+    tx: Tx,
+    filter: AuditFilter,
+    { page, size }: { page: number; size: number },
+  ): Promise<{ rows: AuditEvent[]; total: number }> {
+    const where: FindOptionsWhere<AuditEventRow> = {};
+    if (filter.action !== undefined) where.action = Equal(filter.action);
+    if (filter.target !== undefined) where.target = Equal(filter.target);
+    if (filter.from !== undefined && filter.to !== undefined) {
+      where.at = Between(filter.from, filter.to);
+    } else if (filter.from !== undefined) {
+      where.at = MoreThanOrEqual(filter.from);
+    } else if (filter.to !== undefined) {
+      where.at = LessThanOrEqual(filter.to);
+    }
+    const wheres =
+      filter.operator === undefined
+        ? [where]
+        : [
+            { ...where, operatorId: Equal(filter.operator) },
+            { ...where, operatorName: Equal(filter.operator) },
+          ];
+    const [rows, total] = await managerOf(tx).findAndCount(AuditEventRow, {
+      where: wheres,
+      order: { seq: 'DESC' },
+      skip: page * size,
+      take: size,
+    });
+    return { rows: rows.map(toEvent), total };
+  }
+
+  async after(tx: Tx, seq: number, limit: number): Promise<AuditEvent[]> {
+    const rows = await managerOf(tx).find(AuditEventRow, {
+      where: { seq: MoreThan(seq) },
+      order: { seq: 'ASC' },
+      take: limit,
+    });
+    return rows.map(toEvent);
+  }
+}
+
+function toEvent(row: AuditEventRow): AuditEvent {
+  return { ...row, changes: JSON.parse(row.changes) as AuditEvent['changes'] };
+}

@@ -1,0 +1,68 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsString, IsUUID, Matches } from 'class-validator';
+import { PageDto } from '../../catalog/dto/catalog-page.dto.js';
+import { Trim } from '../../common/validators.js';
+import { OPERATOR_ROLES, type OperatorRole } from '../../http/endpoint.decorator.js';
+
+/** Operator names: what the audit trail shows as who did a thing. */
+export const OPERATOR_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 ._@-]{0,63}$/;
+const NAME_RULE =
+  'must be 1 to 64 of the characters A-Z a-z 0-9 space . _ @ - (starting with a letter or digit)';
+const ROLE_RULE = `must be one of ${OPERATOR_ROLES.join(', ')}`;
+
+export class CreateOperatorDto {
+  @ApiProperty({ example: 'alice', pattern: OPERATOR_NAME_PATTERN.source })
+  @IsString({ message: NAME_RULE })
+  @Matches(OPERATOR_NAME_PATTERN, { message: NAME_RULE })
+  @Trim()
+  name: string;
+
+  @ApiProperty({ enum: OPERATOR_ROLES, example: 'payments' })
+  @IsIn(OPERATOR_ROLES, { message: ROLE_RULE })
+  role: OperatorRole;
+}
+
+/** Examples offered by "Try it out". */
+export const CREATE_OPERATOR_EXAMPLES = {
+  payments: {
+    summary: 'Someone who reports payment outcomes',
+    value: { name: 'alice', role: 'payments' },
+  },
+  viewer: { summary: 'A dashboard that only reads', value: { name: 'dashboard', role: 'viewer' } },
+};
+
+export class CreatedOperatorDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ example: 'alice' }) name: string;
+  @ApiProperty({ enum: OPERATOR_ROLES }) role: OperatorRole;
+  @ApiProperty({
+    description: 'The bearer token: in this answer only; the service keeps its SHA-256.',
+    example: 'op_3q2-7wEAAAD1UnS8xkIh9YbN0qXb1c0FJ6iKJvXeFhQ',
+  })
+  token: string;
+}
+
+export class OperatorViewDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ example: 'alice' }) name: string;
+  @ApiProperty({ enum: OPERATOR_ROLES }) role: OperatorRole;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'When the token was last used, to the minute; absent when never.',
+  })
+  lastUsedAt?: string;
+  @ApiPropertyOptional({ format: 'date-time', description: 'Absent while the token works.' })
+  revokedAt?: string;
+}
+
+export class OperatorPageDto {
+  @ApiProperty({ type: [OperatorViewDto] }) payload: OperatorViewDto[];
+  @ApiProperty({ type: PageDto }) page: PageDto;
+}
+
+export class OperatorIdParams {
+  @ApiProperty({ format: 'uuid' })
+  @IsUUID('all', { message: 'must be a UUID' })
+  id: string;
+}

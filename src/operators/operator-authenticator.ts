@@ -1,0 +1,155 @@
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { boundedCache } from '../common/cache/bounded-cache.js';
+import { ApiError } from '../common/errors/api-error.js';
+import { andThen, type MaybePromise } from '../common/maybe-async.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { ChangeFeed, SINGLE_PROCESS_FEED } from '../database/change-feed.js';
+import { Transactions } from '../database/transactions.js';
+import type { OperatorIdentity } from '../http/caller.js';
+import { ROLES_INCLUDING, type OperatorRole } from '../http/endpoint.decorator.js';
+import { OperatorAuthenticator, type OperatorRefusal } from '../http/ports.js';
+import { ActiveOperator, OperatorRepository } from './operator.repository.js';
+import { hashOperatorToken, OPERATOR_TOKEN_PREFIX } from './operator-token.js';
+
+/** The change-feed kind that says an operator's token (its hash in the payload) was revoked. */
+export const OPERATOR_REVOKED = 'operator-revoked';
+
+/** The break-glass credential: ADMIN_TOKEN, with every role. */
+export const ROOT: OperatorIdentity = { id: 'root', name: 'root' };
+
+/**
+ * How long a resolved token is trusted without asking the database again. Revocations reach
+ * every instance through the change feed at once; this is only the safety net behind it.
+ */
+const TOKEN_CACHE_TTL_MS = 10_000;
+
+/** `lastUsedAt` is written at most this often per operator. */
+const LAST_USED_PRECISION_MS = 60_000;
+
+const BEARER = /^Bearer (.+)$/i;
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
+
+/**
+ * Who an operator request comes from: ADMIN_TOKEN is `root`, with every role; an operator's token
+ * (`op_…`, stored as its SHA-256) is that operator, with their role. Tokens are compared as
+ * digests in constant time. Working tokens are kept in memory by hash; a revocation, on this
+ * instance or another (the change feed), drops the entry at once, and while revocations could be
+ * missed nothing kept is trusted.
+ */
+@Injectable()
+export class OperatorTokens extends OperatorAuthenticator {
+  private readonly logger = new Logger('Operators');
+  private readonly root: Buffer | undefined;
+  private readonly known = boundedCache<ActiveOperator>({
+    maxBytes: 1024 * 1024,
+    ttlMs: TOKEN_CACHE_TTL_MS,
+  });
+  private readonly lastWritten = new Map<string, number>();
+  /** Moves on with every revocation heard of: a lookup that began before one is not kept. */
+  private generation = 0;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly operators: OperatorRepository,
+    private readonly transactions: Transactions,
+    @Optional() private readonly changes: ChangeFeed = SINGLE_PROCESS_FEED,
+  ) {
+    super();
+    this.root = config.adminToken === undefined ? undefined : digest(config.adminToken);
+    changes.subscribe(OPERATOR_REVOKED, {
+      onChange: (hash) => this.forget(hash),
+      onGap: () => this.forget(),
+    });
+  }
+
+  admit(
+    authorization: string | undefined,
+    role: OperatorRole,
+  ): MaybePromise<OperatorIdentity | OperatorRefusal> {
+    const token = BEARER.exec(authorization ?? '')?.[1];
+    if (token === undefined) {
+      // Without ADMIN_TOKEN the operator API is closed to everyone but operators' own tokens.
+      return {
+        error: this.root
+          ? new ApiError('UNAUTHORIZED', {
+              message: 'The operator API needs "Authorization: Bearer <token>".',
+              field: 'authorization',
+            })
+          : new ApiError('FORBIDDEN', {
+              message:
+                "No ADMIN_TOKEN is configured: the operator API opens to operators' tokens only.",
+            }),
+      };
+    }
+    if (this.root && timingSafeEqual(digest(token), this.root)) return ROOT;
+    const found = token.startsWith(OPERATOR_TOKEN_PREFIX) ? this.resolve(token) : undefined;
+    return andThen(found, (operator) => {
+      if (!operator) {
+        return {
+          error: new ApiError('FORBIDDEN', {
+            message: this.root
+              ? 'This token does not open the operator API.'
+              : "No ADMIN_TOKEN is configured, and this is no operator's working token.",
+          }),
+        };
+      }
+      const identity = { id: operator.id, name: operator.name };
+      this.markUsed(operator.id);
+      if (!ROLES_INCLUDING[role].includes(operator.role)) {
+        return {
+          operator: identity,
+          error: new ApiError('FORBIDDEN', {
+            message: `This operator's role (${operator.role}) does not include ${role}.`,
+          }),
+        };
+      }
+      return identity;
+    });
+  }
+
+  /** Forgets a revoked token on this instance at once (the others hear of it on the feed). */
+  revoked(tokenHash: string): void {
+    this.forget(tokenHash);
+  }
+
+  private resolve(token: string): MaybePromise<ActiveOperator | undefined> {
+    const hash = hashOperatorToken(token);
+    const reliable = this.changes.reliable;
+    if (reliable) {
+      const cached = this.known.get(hash);
+      if (cached) return cached;
+    }
+    return this.lookUp(hash, reliable);
+  }
+
+  private async lookUp(hash: string, reliable: boolean): Promise<ActiveOperator | undefined> {
+    const generation = this.generation;
+    const found = await this.operators.findActive(hash);
+    if (found && reliable && generation === this.generation && this.changes.reliable) {
+      this.known.set(hash, found);
+    }
+    return found;
+  }
+
+  private forget(hash?: string): void {
+    this.generation++;
+    if (hash === undefined) this.known.clear();
+    else this.known.delete(hash);
+  }
+
+  /** Records when an operator last used their token, to the minute, never failing the request. */
+  private markUsed(id: string): void {
+    const now = Date.now();
+    if (now - (this.lastWritten.get(id) ?? 0) < LAST_USED_PRECISION_MS) return;
+    this.lastWritten.set(id, now);
+    this.transactions
+      .run((tx) => this.operators.touch(tx, id, now), { ahead: true })
+      .catch((error: unknown) =>
+        this.logger.warn({ err: String(error) }, 'Could not record when an operator was last seen'),
+      );
+  }
+}

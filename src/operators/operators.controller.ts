@@ -1,0 +1,79 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { PageQueryDto } from '../catalog/dto/page-query.dto.js';
+import type { Listing } from '../common/http/envelope.js';
+import { CurrentOperatorCall, type OperatorCall } from '../http/caller.js';
+import { Endpoint } from '../http/endpoint.decorator.js';
+import {
+  CREATE_OPERATOR_EXAMPLES,
+  CreateOperatorDto,
+  CreatedOperatorDto,
+  OperatorIdParams,
+  OperatorPageDto,
+  OperatorViewDto,
+} from './dto/operator.dto.js';
+import { OperatorService } from './operator.service.js';
+
+@ApiTags('Operator: operators')
+@Controller('admin/operators')
+export class OperatorsController {
+  constructor(private readonly operators: OperatorService) {}
+
+  @Post()
+  @Endpoint({
+    operationId: 'createOperator',
+    summary: 'Give a person or program a token of its own, with a role',
+    description:
+      'The token is in this answer only; the service keeps its SHA-256. It works at once, with the ' +
+      'power of its role.',
+    access: 'operator',
+    role: 'admin',
+    requestBody: { type: CreateOperatorDto, examples: CREATE_OPERATOR_EXAMPLES },
+    responses: [{ status: 201, type: CreatedOperatorDto, description: 'Created.' }],
+    body: true,
+    errors: ['INVALID_PARAMETER', 'CONFLICT'],
+    errorNotes: { CONFLICT: 'A working operator has this name.' },
+  })
+  create(
+    @Body() input: CreateOperatorDto,
+    @CurrentOperatorCall() call: OperatorCall,
+  ): Promise<CreatedOperatorDto> {
+    return this.operators.create(input, call);
+  }
+
+  @Get()
+  @Endpoint({
+    operationId: 'listOperators',
+    summary: 'Every operator, revoked ones included, oldest first',
+    description: 'Each with its role and when its token was last used; never a token or its hash.',
+    access: 'operator',
+    role: 'admin',
+    envelope: { kind: 'list' },
+    responses: [{ status: 200, type: OperatorPageDto }],
+    errors: ['INVALID_PARAMETER'],
+  })
+  list(@Query() query: PageQueryDto): Promise<Listing<OperatorViewDto>> {
+    return this.operators.list(query);
+  }
+
+  @Delete(':id')
+  @HttpCode(204)
+  @Endpoint({
+    operationId: 'revokeOperator',
+    summary: "Revoke an operator's token",
+    description:
+      'Refused at once by this instance, and within a second by every other. Revoking twice is a no-op.',
+    access: 'operator',
+    role: 'admin',
+    responses: [{ status: 204, description: 'Revoked (also when it already was).' }],
+    body: 'ignored',
+    errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
+    errorNotes: { NOT_FOUND: 'No operator has this id.' },
+  })
+  async revoke(
+    @Param() params: OperatorIdParams,
+    @CurrentOperatorCall() call: OperatorCall,
+  ): Promise<void> {
+    await this.operators.revoke(params.id, call);
+  }
+}

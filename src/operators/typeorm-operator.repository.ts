@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { IsNull } from 'typeorm';
+import { PreparedReads } from '../database/prepared-reads.js';
+import type { Tx } from '../database/transactions.js';
+import { managerOf } from '../database/typeorm-transactions.js';
+import type { OperatorRole } from '../http/endpoint.decorator.js';
+import { Operator } from './operator.entity.js';
+import { ActiveOperator, OperatorRecord, OperatorRepository } from './operator.repository.js';
+
+const ACTIVE_OPERATOR_SQL =
+  'SELECT id, name, role FROM operator WHERE token_hash = ? AND revoked_at IS NULL';
+
+@Injectable()
+export class TypeOrmOperatorRepository extends OperatorRepository {
+  constructor(private readonly reads: PreparedReads) {
+    super();
+  }
+
+  findActive(tokenHash: string): Promise<ActiveOperator | undefined> {
+    return this.reads.first<ActiveOperator>(ACTIVE_OPERATOR_SQL, [tokenHash]);
+  }
+
+  async find(tx: Tx, id: string): Promise<OperatorRecord | undefined> {
+    return toRecord(await managerOf(tx).findOneBy(Operator, { id }));
+  }
+
+  async findActiveByName(tx: Tx, name: string): Promise<OperatorRecord | undefined> {
+    return toRecord(await managerOf(tx).findOneBy(Operator, { name, revokedAt: IsNull() }));
+  }
+
+  async insert(tx: Tx, operator: Omit<OperatorRecord, 'createdAt'>): Promise<void> {
+    await managerOf(tx).insert(Operator, operator);
+  }
+
+  async setRole(tx: Tx, id: string, role: OperatorRole): Promise<void> {
+    await managerOf(tx).update(Operator, { id }, { role });
+  }
+
+  async revoke(tx: Tx, id: string, at: string): Promise<void> {
+    await managerOf(tx).update(Operator, { id }, { revokedAt: at });
+  }
+
+  async touch(tx: Tx, id: string, at: number): Promise<void> {
+    await managerOf(tx).update(Operator, { id }, { lastUsedAt: at });
+  }
+
+  async list(
+    tx: Tx,
+    { page, size }: { page: number; size: number },
+  ): Promise<{ rows: OperatorRecord[]; total: number }> {
+    const [rows, total] = await managerOf(tx).findAndCount(Operator, {
+      order: { createdAt: 'ASC', id: 'ASC' },
+      skip: page * size,
+      take: size,
+    });
+    return { rows: rows.map((row) => toRecord(row)!), total };
+  }
+}
+
+function toRecord(row: Operator | null): OperatorRecord | undefined {
+  if (!row) return undefined;
+  return {
+    ...row,
+    // PostgreSQL hands bigint columns over as text.
+    lastUsedAt: row.lastUsedAt === null ? null : Number(row.lastUsedAt),
+  };
+}

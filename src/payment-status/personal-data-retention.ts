@@ -1,0 +1,75 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { DatabaseFiles } from '../database/database-files.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { PaymentSessionService } from './payment-session.service.js';
+
+/** Sessions erased per transaction. */
+export const RETENTION_BATCH = 500;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Erases the personal data of sessions that have been final for PERSONAL_DATA_RETENTION_DAYS
+ * (0: never), every PERSONAL_DATA_SWEEP_SECONDS, in batches. It keeps no state of its own: a
+ * restart picks up where the stored sessions say; with several instances each batch locks the
+ * sessions it erases and the others skip them.
+ */
+@Injectable()
+export class PersonalDataRetention implements OnApplicationShutdown {
+  private readonly logger = new Logger('PersonalData');
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<number>;
+  private stopped = false;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly sessions: PaymentSessionService,
+    private readonly files: DatabaseFiles,
+    @Optional() private readonly metrics?: MetricsService,
+  ) {}
+
+  /** Starts sweeping (the schema must be in place: after migrations). */
+  start(): void {
+    if (this.config.personalData.retentionDays === 0 || this.stopped) return;
+    const every = this.config.personalData.sweepSeconds * 1000;
+    const run = () => {
+      void this.sweep().finally(() => {
+        if (!this.stopped) this.timer = setTimeout(run, every).unref();
+      });
+    };
+    run();
+  }
+
+  /** Erases what is due now, batch after batch; how many sessions it erased. */
+  sweep(now = Date.now()): Promise<number> {
+    this.running ??= this.eraseDue(now).finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running?.catch(() => undefined);
+  }
+
+  private async eraseDue(now: number): Promise<number> {
+    const finalBefore = now - this.config.personalData.retentionDays * DAY_MS;
+    let total = 0;
+    try {
+      for (;;) {
+        const erased = await this.sessions.eraseExpired(finalBefore, RETENTION_BATCH);
+        total += erased;
+        if (erased < RETENTION_BATCH || this.stopped) break;
+      }
+    } catch (error) {
+      this.logger.warn({ err: String(error) }, 'Could not erase personal data past retention');
+    }
+    if (total > 0) {
+      this.metrics?.personalDataErased(total, 'retention');
+      this.logger.log({ sessions: total }, 'Erased personal data past retention');
+      await this.files.dropOldPageVersions();
+    }
+    return total;
+  }
+}

@@ -1,0 +1,56 @@
+import type { AuditEvent } from '../../src/audit/audit-chain.js';
+import { AuditFilter, AuditRepository } from '../../src/audit/audit.repository.js';
+import type { Tx } from '../../src/database/transactions.js';
+import { Rollbackable, copy } from './in-memory-transactions.js';
+
+/** The audit trail in memory, rolled back with the transaction that appended to it. */
+export class InMemoryAuditEvents extends AuditRepository implements Rollbackable {
+  private events: AuditEvent[] = [];
+
+  /** Every event, oldest first. */
+  all(): AuditEvent[] {
+    return copy(this.events);
+  }
+
+  snapshot(): unknown {
+    return copy(this.events);
+  }
+
+  restore(snapshot: unknown): void {
+    this.events = snapshot as AuditEvent[];
+  }
+
+  async lockChain(): Promise<void> {}
+
+  async last(): Promise<Pick<AuditEvent, 'seq' | 'hash'> | undefined> {
+    return this.events[this.events.length - 1];
+  }
+
+  async insert(_tx: Tx, event: AuditEvent): Promise<void> {
+    this.events.push(copy(event));
+  }
+
+  async list(
+    _tx: Tx,
+    filter: AuditFilter,
+    { page, size }: { page: number; size: number },
+  ): Promise<{ rows: AuditEvent[]; total: number }> {
+    const matching = this.events
+      .filter(
+        (e) =>
+          (filter.operator === undefined ||
+            e.operatorId === filter.operator ||
+            e.operatorName === filter.operator) &&
+          (filter.action === undefined || e.action === filter.action) &&
+          (filter.target === undefined || e.target === filter.target) &&
+          (filter.from === undefined || e.at >= filter.from) &&
+          (filter.to === undefined || e.at <= filter.to),
+      )
+      .reverse();
+    return { rows: copy(matching.slice(page * size, (page + 1) * size)), total: matching.length };
+  }
+
+  async after(_tx: Tx, seq: number, limit: number): Promise<AuditEvent[]> {
+    return copy(this.events.filter((e) => e.seq > seq).slice(0, limit));
+  }
+}

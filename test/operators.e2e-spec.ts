@@ -1,0 +1,503 @@
+import { DataSource } from 'typeorm';
+import { OPERATOR_ROLES, ROLES_INCLUDING } from '../src/http/endpoint.decorator.js';
+import {
+  ADMIN_TOKEN,
+  adminHeaders,
+  callbacksWhen,
+  expectEnvelope,
+  http,
+  HttpResult,
+  startTestApp,
+  successfulResponse,
+  TestApp,
+} from './support/test-app.js';
+import { WebhookReceiver } from './support/webhook-receiver.js';
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** Every operator route: method, path with real values, and a body where it reads one. */
+const OPERATOR_ROUTES: { operationId: string; method: string; path: string; body?: unknown }[] = [
+  { operationId: 'listAllCryptoPairs', method: 'GET', path: '/admin/crypto-pairs' },
+  {
+    operationId: 'createCryptoPair',
+    method: 'POST',
+    path: '/admin/crypto-pairs',
+    body: { currencyCode: 'RLE', currencyName: 'Role', protocol: 'R', countryCode: 'IE' },
+  },
+  {
+    operationId: 'updateCryptoPair',
+    method: 'PATCH',
+    path: '/admin/crypto-pairs/999',
+    body: { enabled: false },
+  },
+  { operationId: 'deleteCryptoPair', method: 'DELETE', path: '/admin/crypto-pairs/999' },
+  {
+    operationId: 'reportPaymentSession',
+    method: 'PUT',
+    path: '/admin/payment-sessions/vk_role_0001',
+    body: { merchantId: 'acme', status: 'PENDING' },
+  },
+  {
+    operationId: 'getPaymentSessionHistory',
+    method: 'GET',
+    path: '/admin/payment-sessions/vk_role_0001/history',
+  },
+  {
+    operationId: 'listPaymentSessionCallbacks',
+    method: 'GET',
+    path: '/admin/payment-sessions/vk_role_0001/callbacks',
+  },
+  {
+    operationId: 'erasePaymentSessionPersonalData',
+    method: 'DELETE',
+    path: '/admin/payment-sessions/vk_role_0001/personal-data',
+  },
+  {
+    operationId: 'redeliverCallback',
+    method: 'POST',
+    path: '/admin/callbacks/00000000-0000-4000-8000-000000000000/redeliver',
+  },
+  { operationId: 'listMerchants', method: 'GET', path: '/admin/merchants' },
+  {
+    operationId: 'createMerchant',
+    method: 'POST',
+    path: '/admin/merchants',
+    body: { id: 'role-made', name: 'Made by a role' },
+  },
+  { operationId: 'listApiKeys', method: 'GET', path: '/admin/merchants/acme/api-keys' },
+  { operationId: 'createApiKey', method: 'POST', path: '/admin/merchants/nobody/api-keys' },
+  {
+    operationId: 'revokeApiKey',
+    method: 'DELETE',
+    path: '/admin/merchants/acme/api-keys/00000000-0000-4000-8000-000000000000',
+  },
+  {
+    operationId: 'rotateCallbackSecret',
+    method: 'POST',
+    path: '/admin/merchants/nobody/callback-secret',
+  },
+  { operationId: 'listOperators', method: 'GET', path: '/admin/operators' },
+  {
+    operationId: 'createOperator',
+    method: 'POST',
+    path: '/admin/operators',
+    body: { name: '', role: 'viewer' },
+  },
+  {
+    operationId: 'revokeOperator',
+    method: 'DELETE',
+    path: '/admin/operators/00000000-0000-4000-8000-000000000000',
+  },
+  { operationId: 'listAuditEvents', method: 'GET', path: '/admin/audit-events' },
+  { operationId: 'verifyAuditTrail', method: 'GET', path: '/admin/audit-events/verify' },
+  { operationId: 'getMetrics', method: 'GET', path: '/metrics' },
+];
+
+const call = (t: TestApp, route: (typeof OPERATOR_ROUTES)[number], headers: object) =>
+  http(t.url + route.path, {
+    method: route.method,
+    headers: headers as Record<string, string>,
+    body: route.body,
+  });
+
+async function createOperator(t: TestApp, name: string, role: string) {
+  const r = await http(`${t.url}/admin/operators`, {
+    method: 'POST',
+    headers: adminHeaders,
+    body: { name, role },
+  });
+  expect(r.status).toBe(201);
+  return r.body as { id: string; name: string; role: string; token: string };
+}
+
+async function auditEvents(t: TestApp, query = '', size = 100) {
+  const r = await http(`${t.url}/admin/audit-events?size=${size}${query}`, {
+    headers: adminHeaders,
+  });
+  expect(r.status).toBe(200);
+  return r.body.payload as {
+    id: number;
+    operator: { id: string | null; name: string };
+    action: string;
+    target: string | null;
+    outcome: number;
+    requestId: string | null;
+    changes: Record<string, { old: unknown; new: unknown }>;
+  }[];
+}
+
+describe('operators and roles (e2e)', () => {
+  let t: TestApp;
+  const tokens: Record<string, string> = {};
+
+  beforeAll(async () => {
+    t = await startTestApp({ AUTH_MODE: 'api-key' });
+    await t.seed({ merchants: [{ id: 'acme', name: 'Acme' }] });
+    for (const role of OPERATOR_ROLES) tokens[role] = (await createOperator(t, role, role)).token;
+  });
+  afterAll(() => t.close());
+
+  it('documents the role each operator route needs, and nothing else in the matrix is missed', async () => {
+    const doc = (await http(`${t.url}/docs-json`)).body;
+    const documented = new Map<string, string>();
+    for (const item of Object.values<Record<string, { operationId: string }>>(doc.paths)) {
+      for (const op of Object.values(item)) {
+        const role = (op as Record<string, unknown>)['x-required-role'];
+        if (typeof role === 'string') documented.set(op.operationId, role);
+      }
+    }
+    expect([...documented.keys()].sort()).toEqual(OPERATOR_ROUTES.map((r) => r.operationId).sort());
+  });
+
+  it('lets each role do what its role includes and refuses the rest with 403 FORBIDDEN', async () => {
+    const doc = (await http(`${t.url}/docs-json`)).body;
+    const roleOf = (operationId: string) => {
+      for (const item of Object.values<Record<string, Record<string, unknown>>>(doc.paths)) {
+        for (const op of Object.values(item)) {
+          if (op.operationId === operationId) return op['x-required-role'] as string;
+        }
+      }
+      throw new Error(operationId);
+    };
+    const outcomes: string[] = [];
+    for (const route of OPERATOR_ROUTES) {
+      const needed = roleOf(route.operationId) as keyof typeof ROLES_INCLUDING;
+      for (const role of OPERATOR_ROLES) {
+        const r = await call(t, route, bearer(tokens[role]));
+        const allowed = ROLES_INCLUDING[needed].includes(role);
+        const refused = r.status === 403;
+        if (allowed === refused) outcomes.push(`${role} ${route.operationId} → ${r.status}`);
+        if (refused) expect(r.body.errors[0].errorCode).toBe('FORBIDDEN');
+      }
+    }
+    expect(outcomes).toEqual([]);
+  });
+
+  it('shows a token once, stores only its hash, and never lists it', async () => {
+    const created = await createOperator(t, 'once', 'viewer');
+    expect(created.token).toMatch(/^op_[A-Za-z0-9_-]{43}$/);
+    const listed = await http(`${t.url}/admin/operators?size=100`, { headers: adminHeaders });
+    expect(listed.text).not.toContain(created.token);
+    expect(listed.body.payload).toContainEqual(
+      expect.objectContaining({ id: created.id, name: 'once', role: 'viewer' }),
+    );
+    expect(await t.dump()).not.toContain(created.token);
+  });
+
+  it('records when a token was last used', async () => {
+    const created = await createOperator(t, 'seen', 'viewer');
+    const before = await http(`${t.url}/admin/operators?size=100`, { headers: adminHeaders });
+    const find = (r: HttpResult) => r.body.payload.find((o: { id: string }) => o.id === created.id);
+    expect(find(before).lastUsedAt).toBeUndefined();
+    expect((await http(`${t.url}/metrics`, { headers: bearer(created.token) })).status).toBe(200);
+    let after = find(await http(`${t.url}/admin/operators?size=100`, { headers: adminHeaders }));
+    for (let i = 0; i < 50 && after.lastUsedAt === undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      after = find(await http(`${t.url}/admin/operators?size=100`, { headers: adminHeaders }));
+    }
+    expect(Date.parse(after.lastUsedAt)).toBeGreaterThan(Date.now() - 60_000);
+  });
+
+  it('refuses a revoked token on the very next request, and revoking twice is a no-op', async () => {
+    const created = await createOperator(t, 'leaver', 'admin');
+    expect((await http(`${t.url}/metrics`, { headers: bearer(created.token) })).status).toBe(200);
+    const revoke = () =>
+      http(`${t.url}/admin/operators/${created.id}`, { method: 'DELETE', headers: adminHeaders });
+    expect((await revoke()).status).toBe(204);
+    expectEnvelope(
+      await http(`${t.url}/metrics`, { headers: bearer(created.token) }),
+      403,
+      'FORBIDDEN',
+    );
+    expect((await revoke()).status).toBe(204);
+    const listed = await http(`${t.url}/admin/operators?size=100`, { headers: adminHeaders });
+    const leaver = listed.body.payload.find((o: { id: string }) => o.id === created.id);
+    expect(leaver.revokedAt).toEqual(expect.any(String));
+  });
+
+  it('refuses a second working operator of the same name, and reuses a revoked one', async () => {
+    const first = await createOperator(t, 'twin', 'viewer');
+    const again = await http(`${t.url}/admin/operators`, {
+      method: 'POST',
+      headers: adminHeaders,
+      body: { name: 'twin', role: 'admin' },
+    });
+    expectEnvelope(again, 409, 'CONFLICT');
+    await http(`${t.url}/admin/operators/${first.id}`, { method: 'DELETE', headers: adminHeaders });
+    await createOperator(t, 'twin', 'admin');
+  });
+});
+
+describe('the audit trail (e2e)', () => {
+  let t: TestApp;
+  let alice: { id: string; token: string };
+
+  beforeAll(async () => {
+    t = await startTestApp({ AUTH_MODE: 'api-key' });
+    await t.seed({ merchants: [{ id: 'acme', name: 'Acme' }] });
+    alice = await createOperator(t, 'alice', 'admin');
+  });
+  afterAll(() => t.close());
+
+  it('records each change with its operator, action, target, outcome, request id and fields', async () => {
+    const created = await http(`${t.url}/admin/crypto-pairs`, {
+      method: 'POST',
+      headers: { ...bearer(alice.token), 'x-request-id': 'audit-req-1' },
+      body: { currencyCode: 'USDT', currencyName: 'Tether', protocol: 'TRC20', countryCode: 'IE' },
+    });
+    expect(created.status).toBe(201);
+    const patched = await http(`${t.url}/admin/crypto-pairs/${created.body.id}`, {
+      method: 'PATCH',
+      headers: bearer(alice.token),
+      body: { enabled: false },
+    });
+    expect(patched.status).toBe(200);
+    const [patch, create] = await auditEvents(t, `&operator=alice&target=${created.body.id}`);
+    expect(create).toMatchObject({
+      operator: { id: alice.id, name: 'alice' },
+      action: 'createCryptoPair',
+      target: String(created.body.id),
+      outcome: 201,
+      requestId: 'audit-req-1',
+      changes: { currencyCode: { old: null, new: 'USDT' }, enabled: { old: null, new: true } },
+    });
+    expect(patch).toMatchObject({
+      action: 'updateCryptoPair',
+      outcome: 200,
+      changes: { enabled: { old: true, new: false } },
+    });
+  });
+
+  it('records refused operator requests: unknown callers, wrong tokens and too little power', async () => {
+    const viewer = await createOperator(t, 'victor', 'viewer');
+    await http(`${t.url}/admin/merchants`, { method: 'POST', body: { id: 'x', name: 'x' } });
+    await http(`${t.url}/admin/merchants`, {
+      method: 'POST',
+      headers: bearer(`op_${'w'.repeat(43)}`),
+      body: { id: 'x', name: 'x' },
+    });
+    await http(`${t.url}/admin/merchants/acme/api-keys`, {
+      method: 'POST',
+      headers: bearer(viewer.token),
+    });
+    const refused = await auditEvents(t, '', 3);
+    expect(
+      refused.map(({ operator, action, target, outcome, changes }) => ({
+        operator,
+        action,
+        target,
+        outcome,
+        changes,
+      })),
+    ).toEqual([
+      {
+        operator: { id: viewer.id, name: 'victor' },
+        action: 'createApiKey',
+        target: 'acme',
+        outcome: 403,
+        changes: {},
+      },
+      {
+        operator: { id: null, name: 'unknown' },
+        action: 'createMerchant',
+        target: null,
+        outcome: 403,
+        changes: {},
+      },
+      {
+        operator: { id: null, name: 'unknown' },
+        action: 'createMerchant',
+        target: null,
+        outcome: 401,
+        changes: {},
+      },
+    ]);
+  });
+
+  it('holds no key, token, secret or hash', async () => {
+    const merchant = await http(`${t.url}/admin/merchants`, {
+      method: 'POST',
+      headers: bearer(alice.token),
+      body: { id: 'secretive', name: 'Secretive' },
+    });
+    const key = await http(`${t.url}/admin/merchants/secretive/api-keys`, {
+      method: 'POST',
+      headers: bearer(alice.token),
+    });
+    const rotated = await http(`${t.url}/admin/merchants/secretive/callback-secret`, {
+      method: 'POST',
+      headers: bearer(alice.token),
+    });
+    const operator = await createOperator(t, 'newcomer', 'viewer');
+    const all = JSON.stringify(await auditEvents(t));
+    for (const secret of [
+      merchant.body.callbackSecret,
+      key.body.apiKey,
+      rotated.body.callbackSecret,
+      operator.token,
+      ADMIN_TOKEN,
+      alice.token,
+    ]) {
+      expect(all).not.toContain(secret);
+    }
+    expect(all).toContain('"apiKey":{"old":null,"new":"[redacted]"}');
+    expect(all).toContain('"callbackSecret":{"old":"[redacted]","new":"[redacted]"}');
+  });
+
+  it('lists newest first, filters by operator, action, target and time, a page at a time', async () => {
+    const all = await auditEvents(t);
+    expect(all.map((e) => e.id)).toEqual([...all.map((e) => e.id)].sort((a, b) => b - a));
+    const byAction = await auditEvents(t, '&action=createMerchant');
+    expect(byAction.length).toBeGreaterThan(0);
+    expect(byAction.every((e) => e.action === 'createMerchant')).toBe(true);
+    const root = await auditEvents(t, '&operator=root');
+    expect(root.every((e) => e.operator.name === 'root')).toBe(true);
+    expect(root.length).toBeGreaterThan(0);
+    const future = await auditEvents(
+      t,
+      `&from=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`,
+    );
+    expect(future).toEqual([]);
+    const page = await http(`${t.url}/admin/audit-events?size=2&page=1`, { headers: adminHeaders });
+    expect(page.body.payload.map((e: { id: number }) => e.id)).toEqual(
+      all.slice(2, 4).map((e) => e.id),
+    );
+    expect(page.body.page).toEqual({ size: 2, page: 1, total: all.length });
+  });
+
+  it('offers no route that changes or deletes an event', async () => {
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
+      const r = await http(`${t.url}/admin/audit-events`, { method, headers: adminHeaders });
+      expectEnvelope(r, 405, 'METHOD_NOT_ALLOWED');
+      const one = await http(`${t.url}/admin/audit-events/1`, { method, headers: adminHeaders });
+      expect([404, 405]).toContain(one.status);
+    }
+  });
+
+  it('verifies the chain, and names the first event altered in the database', async () => {
+    const ok = await http(`${t.url}/admin/audit-events/verify`, { headers: adminHeaders });
+    expect(ok.body).toMatchObject({
+      valid: true,
+      headHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    const dataSource = t.app.get(DataSource);
+    await dataSource.query("UPDATE audit_event SET target = 'someone-else' WHERE seq = 3");
+    const broken = await http(`${t.url}/admin/audit-events/verify`, { headers: adminHeaders });
+    expect(broken.status).toBe(200);
+    expect(broken.body).toMatchObject({ valid: false, events: 2, brokenAt: { id: 3 } });
+    expect(broken.body.brokenAt.reason).toContain('altered');
+  });
+});
+
+describe('personal data (e2e)', () => {
+  const PERSONAL = {
+    customerFirstName: 'Grainne',
+    customerLastName: 'Mhaille',
+    customerDob: '1530-07-02',
+    senderEmailAddress: 'grainne@example.ie',
+    customerAccountNumber: 'IE29AIBK93115212345678',
+    accountNumber: 'IE64IRCE92050112345678',
+    customerCountryCode: 'IE',
+  };
+  const personalValues = Object.values(PERSONAL).filter((value) => value !== 'IE');
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+  });
+  afterAll(() => receiver.close());
+
+  async function finalSession(t: TestApp, key: string) {
+    const r = await http(`${t.url}/admin/payment-sessions/${key}`, {
+      method: 'PUT',
+      headers: adminHeaders,
+      body: {
+        merchantId: 'acme',
+        status: 'SUCCESSFUL',
+        returnUrl: `${receiver.url}/cb/${key}`,
+        paymentResponse: successfulResponse({ ...PERSONAL, description: 'Order 7' }),
+      },
+    });
+    expect(r.status).toBe(201);
+    await callbacksWhen(t.url, key, (cbs) => cbs[0]?.state === 'delivered');
+  }
+
+  async function expectErased(t: TestApp, key: string) {
+    const status = await http(`${t.url}/api/gateway/payment-status/${key}`);
+    expect(status.status).toBe(200);
+    const response = status.body.payload[0].paymentResponse;
+    for (const field of Object.keys(PERSONAL)) expect(response).not.toHaveProperty(field);
+    expect(response).toMatchObject({ description: 'Order 7', money: expect.any(Object) });
+    const stored = await t.dump();
+    for (const value of personalValues)
+      expect({ value, stored: stored.includes(value) }).toEqual({ value, stored: false });
+  }
+
+  it('erases on request from the session, its callbacks, the kept answer and the files, once', async () => {
+    const t = await startTestApp();
+    try {
+      await t.seed({ merchants: [{ id: 'acme', name: 'Acme' }] });
+      await finalSession(t, 'vk_erase_0001');
+      // Kept in memory once read: the erasure must reach that copy too.
+      const before = await http(`${t.url}/api/gateway/payment-status/vk_erase_0001`);
+      expect(before.body.payload[0].paymentResponse.customerFirstName).toBe('Grainne');
+      const erase = () =>
+        http(`${t.url}/admin/payment-sessions/vk_erase_0001/personal-data`, {
+          method: 'DELETE',
+          headers: adminHeaders,
+        });
+      expect((await erase()).status).toBe(204);
+      await expectErased(t, 'vk_erase_0001');
+      expect((await erase()).status).toBe(204);
+      const events = await auditEvents(t, '&action=erasePaymentSessionPersonalData');
+      expect(events).toHaveLength(1);
+      expect(events[0].changes).toMatchObject({
+        'paymentResponse.customerFirstName': { old: '[redacted]', new: null },
+      });
+      expect(JSON.stringify(await auditEvents(t))).not.toContain('Grainne');
+      const unknown = await http(`${t.url}/admin/payment-sessions/vk_nobody/personal-data`, {
+        method: 'DELETE',
+        headers: adminHeaders,
+      });
+      expectEnvelope(unknown, 404, 'NOT_FOUND');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('erases by itself once a session has been final past the retention, and counts it', async () => {
+    const t = await startTestApp({
+      PERSONAL_DATA_RETENTION_DAYS: '30',
+      PERSONAL_DATA_SWEEP_SECONDS: '1',
+    });
+    try {
+      await t.seed({ merchants: [{ id: 'acme', name: 'Acme' }] });
+      await finalSession(t, 'vk_old_0001');
+      await finalSession(t, 'vk_recent_0001');
+      const dataSource = t.app.get(DataSource);
+      await dataSource.query(
+        "UPDATE payment_session SET final_at = $1 WHERE validation_key = 'vk_old_0001'",
+        [Date.now() - 31 * 24 * 60 * 60 * 1000],
+      );
+      const deadline = Date.now() + 10_000;
+      let metrics = '';
+      while (!/personal_data_erased_sessions_total\{reason="retention"\} 1/.test(metrics)) {
+        if (Date.now() > deadline) throw new Error(`not erased in time:\n${metrics}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        metrics = (await http(`${t.url}/metrics`, { headers: adminHeaders })).text;
+      }
+      const old = await http(`${t.url}/api/gateway/payment-status/vk_old_0001`);
+      for (const field of Object.keys(PERSONAL)) {
+        expect(old.body.payload[0].paymentResponse).not.toHaveProperty(field);
+      }
+      const recent = await http(`${t.url}/api/gateway/payment-status/vk_recent_0001`);
+      expect(recent.body.payload[0].paymentResponse.customerFirstName).toBe('Grainne');
+      const events = await auditEvents(t, '&operator=system');
+      expect(events).toMatchObject([
+        { action: 'erasePersonalDataOnRetention', changes: { sessions: { old: null, new: 1 } } },
+      ]);
+    } finally {
+      await t.close();
+    }
+  });
+});
