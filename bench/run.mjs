@@ -39,7 +39,6 @@ import {
   waitForLine,
 } from './lib/processes.mjs';
 import { formatProfile, summariseProfile } from './lib/profile.mjs';
-import { LAYER_SCENARIOS, LAYER_STEPS, cpuMicrosPerRequest, layerTable } from './lib/layers.mjs';
 import {
   BUSY_MACHINE_PERCENT,
   DATABASE_LABELS,
@@ -620,84 +619,6 @@ async function benchPlatform(platform, scenarios, context) {
 
 const firstLine = (text) => text.split('\n')[0];
 
-/**
- * --layers on one platform: the bare Nest baseline (replaying the full service's answers), then
- * the service once per step of LAYER_STEPS, each scenario measured on each.
- */
-async function benchLayers(platform, scenarios, context) {
-  const { dir, apiKey } = context;
-  const measured = {};
-  const measureAll = async (target, id) => {
-    measured[id] = {};
-    for (const scenario of scenarios) {
-      process.stderr.write(`  [${platform}] ${id.padEnd(18)} ${scenario.id.padEnd(22)} `);
-      const m = await measure(target, scenario, context);
-      measured[id][scenario.id] = m;
-      log(`${formatMeasurement(m)}, ${cpuMicrosPerRequest(m) ?? '?'} µs CPU per request`);
-    }
-  };
-  for (const step of LAYER_STEPS) {
-    log(`\n[${platform}] layers: ${step.label}`);
-    const service = await startService(platform, 'sqlite', context, {
-      env: { NODE_ENV: 'development', ...step.env },
-    });
-    try {
-      if (step === LAYER_STEPS[LAYER_STEPS.length - 1]) {
-        const captured = await captureScenarios(service, scenarios, apiKey);
-        const specFile = join(dir, `layers-responses-${platform}.json`);
-        const responses = scenarios.map((s) => toReplay(s, captured.get(s.id)));
-        writeFileSync(specFile, JSON.stringify({ platform, routes: NEST_ROUTES, responses }));
-        await measureAll(service, step.id);
-        await stopChild(service.child);
-        const nest = await startBaseline('nest', platform, specFile);
-        try {
-          log(`\n[${platform}] layers: bare Nest + ${platform}, replaying the same answers`);
-          await measureAll(nest, 'nest');
-        } finally {
-          await stopChild(nest.child);
-        }
-      } else {
-        await measureAll(service, step.id);
-      }
-    } finally {
-      await stopChild(service.child);
-    }
-  }
-  return measured;
-}
-
-async function runLayers(scenarios, context) {
-  const { options } = context;
-  const byPlatform = {};
-  const tables = [];
-  for (const platform of options.platforms) {
-    byPlatform[platform] = await benchLayers(platform, scenarios, context);
-    tables.push(layerTable(platform, scenarios, byPlatform[platform]));
-  }
-  const report = [
-    `## Layers ${new Date().toISOString().slice(0, 10)}`,
-    '',
-    `\`node bench/run.mjs ${process.argv.slice(2).join(' ')}\` — ${options.connections} connections, ` +
-      `${options.warmup} s warm-up + ${options.duration} s per step and scenario, SQLite, ` +
-      `${options.sessions.toLocaleString('en-US')} sessions, NODE_ENV=development (the switches are ` +
-      'refused in production), both rate limits at their maximum.',
-    '',
-    ...tables.flatMap((t) => [t, '']),
-    'CPU µs/req: CPU time of the server process per answered request. Δ µs: the difference from ' +
-      'the row above, i.e. what that layer costs (negative: it saves work, e.g. a cache). The first ' +
-      "step's Δ is what the service costs beyond bare Nest before any optional layer.",
-  ].join('\n');
-  process.stdout.write(`\n${report}\n`);
-  if (!options.quick || options.out) {
-    const out = options.out ? resolve(options.out) : join(BENCH, 'layers.json');
-    writeFileSync(
-      out,
-      `${JSON.stringify({ date: new Date().toISOString(), options, layers: byPlatform, report }, null, 2)}\n`,
-    );
-    log(`\nresults written to ${relative(process.cwd(), out) || out}`);
-  }
-}
-
 /* ------------------------------------------------------------------------------------------ */
 
 function readResults(file) {
@@ -725,7 +646,6 @@ async function main() {
   if (options.sessions < 1000) throw new UsageError('--sessions needs at least 1000');
   for (const note of options.notes) log(`note: ${note}`);
   let scenarios = defineScenarios(options.sessions);
-  if (options.layers && !options.scenarios) options.scenarios = LAYER_SCENARIOS;
   if (options.scenarios) {
     const unknown = options.scenarios.filter((id) => !scenarios.some((s) => s.id === id));
     if (unknown.length) {
@@ -782,7 +702,7 @@ async function main() {
     log(`Redis on ${redis.url} for the rate-limit counters of every service`);
   }
 
-  const servers = options.layers ? LAYER_STEPS.length + 1 : databases.length + 2;
+  const servers = databases.length + 2;
   const perPlatform =
     scenarios.length * servers * options.repeat * (options.warmup + options.duration);
   log(
@@ -802,10 +722,6 @@ async function main() {
     redisUrl: redis?.url,
     labelled,
   };
-  if (options.layers) {
-    await runLayers(scenarios, context);
-    return;
-  }
   const byDatabase = Object.fromEntries(
     databases.map((db) => [db, { dataset: datasets[db].summary, platforms: {} }]),
   );

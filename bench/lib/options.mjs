@@ -26,12 +26,6 @@ export const USAGE = `usage: npm run bench -- [options]     (or: node bench/run.
   --profile                         CPU-profile the service during each measured run (V8 profiler
                                     via a preload); profiles go to bench/profiles/<platform>-<id>
                                     .cpuprofile and a summary is printed
-  --layers                          attribution instead of the comparison: bare Nest, then the
-                                    service with its layers switched on one at a time (version,
-                                    rate limits, key, remembered validation, cache, logging at
-                                    info); prints CPU µs per request per layer and writes
-                                    bench/layers.json (SQLite; scenarios catalog-default,
-                                    status-pending, status-unknown unless --scenarios)
   --quick                           smoke run: short defaults (1 s warm-up, 3 s), no minimum, and
                                     results are not written unless --out is given
   --out <file>                      where to write the results (default bench/results.json)
@@ -139,16 +133,7 @@ export function optionsOrUsage(parse, usage, log) {
 
 export function parseOptions(argv) {
   const given = splitArgv(argv, {
-    flags: [
-      '--quick',
-      '--profile',
-      '--skip-build',
-      '--keep',
-      '--redis',
-      '--layers',
-      '--help',
-      '-h',
-    ],
+    flags: ['--quick', '--profile', '--skip-build', '--keep', '--redis', '--help', '-h'],
     valued: [
       '--platform',
       '--database',
@@ -186,9 +171,6 @@ export function parseOptions(argv) {
     notes.push(`--duration ${duration} raised to the minimum of 10 s (use --quick for smoke runs)`);
     duration = 10;
   }
-  if (given['--layers'] && database !== 'sqlite') {
-    throw new UsageError('--layers measures the service on SQLite: leave out --database');
-  }
   const logLevel = logLevelOption(given);
   return {
     help: Boolean(given['--help'] || given['-h']),
@@ -197,7 +179,6 @@ export function parseOptions(argv) {
     databases: DATABASES[database],
     poolSize,
     redis: Boolean(given['--redis']),
-    layers: Boolean(given['--layers']),
     duration,
     warmup: given['--warmup'] ? positiveNumber('--warmup', given['--warmup']) : quick ? 1 : 2,
     connections: given['--connections']
