@@ -18,14 +18,17 @@ export const USAGE = `usage: npm run bench -- [options]     (or: node bench/run.
   --connections <n>                 autocannon connections (default 50)
   --sessions <n>                    payment sessions in the dataset (default 100000; the large
                                     variant is 1000000)
-  --repeat <n>                      measure every scenario n times, report medians (default 1)
-  --scenarios <id,id>               only these scenarios (ids in the table)
+  --repeat <n>                      measure every scenario n times, report medians and the spread
+                                    (default 1)
+  --scenarios <id,id>               only these scenarios: catalog-default, catalog-country,
+                                    status-successful, status-pending, status-unknown,
+                                    status-pending-random, status-distinct
   --idle-wait <s>                   before each measurement, wait up to this long for other
                                     processes to go quiet (default 60; 0 = do not wait)
   --log-level <level>               LOG_LEVEL of the service (default warn)
   --profile                         CPU-profile the service during each measured run (V8 profiler
-                                    via a preload); profiles go to bench/profiles/<platform>-<id>
-                                    .cpuprofile and a summary is printed
+                                    via a preload); profiles go to bench/profiles/<platform>-
+                                    <database>-<id>.cpuprofile and a summary is printed
   --quick                           smoke run: short defaults (1 s warm-up, 3 s), no minimum, and
                                     results are not written unless --out is given
   --out <file>                      where to write the results (default bench/results.json)
