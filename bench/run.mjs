@@ -4,6 +4,7 @@
  * build per HTTP platform and database, captures each scenario's real answers, starts two
  * baselines replaying those bytes (raw node:http; bare Nest on the same platform), measures them
  * all with autocannon on 127.0.0.1, prints a Markdown report and writes bench/results.json.
+ * With --compare <git-ref>, the ref's build is measured too, alternately with this one.
  * Options: node bench/run.mjs --help
  */
 import { createRequire } from 'node:module';
@@ -21,6 +22,7 @@ import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { captureScenarios, compareAnswers, compareCaptures, toReplay } from './lib/capture.mjs';
+import { prepareRefBuild } from './lib/compare.mjs';
 import { createDataset, newApiKey, writeSeedFile } from './lib/dataset.mjs';
 import { STATUS_PREFIX } from './lib/keys.mjs';
 import { stopLoad } from './lib/loadgen.mjs';
@@ -42,6 +44,7 @@ import { formatProfile, summariseProfile } from './lib/profile.mjs';
 import {
   DATABASE_LABELS,
   TARGETS,
+  compareRows,
   evaluateTargets,
   floorOf,
   formatReport,
@@ -64,7 +67,10 @@ const log = (line = '') => process.stderr.write(`${line}\n`);
 /* ------------------------------------------------------------------------------------------ */
 /* Servers                                                                                     */
 
-/** `node dist/main.js` of `build` (the working tree's copy of dist/) on `database`. */
+/**
+ * `node dist/main.js` of `build` (this working tree's, or the --compare ref's) on `database`.
+ * Both builds get the same environment; only the ref's service is named `<database>:ref`.
+ */
 async function startService(platform, database, build, context, { profileDir } = {}) {
   const { options } = context;
   const port = await freePort();
@@ -84,7 +90,7 @@ async function startService(platform, database, build, context, { profileDir } =
   });
   if (database === 'postgres' && options.poolSize)
     env.DATABASE_POOL_SIZE = String(options.poolSize);
-  const name = database;
+  const name = build.isRef ? `${database}:ref` : database;
   if (context.redisUrl) {
     env.REDIS_URL = context.redisUrl;
     // One Redis for every service of the run: each counts on its own keys.
@@ -97,14 +103,15 @@ async function startService(platform, database, build, context, { profileDir } =
     args.push('--import', pathToFileURL(join(BENCH, 'lib', 'profiler-preload.mjs')).href);
   }
   args.push(...build.nodeFlags, join(build.distDir, 'main.js'));
+  const which = build.isRef ? `, ref ${build.ref}` : '';
   const child = spawnTracked(process.execPath, args, {
     cwd: build.root,
     env,
-    label: `service (${platform}, ${DATABASE_LABELS[database]})`,
-    logFile: join(context.dir, `service-${platform}-${name}.log`),
+    label: `service (${platform}, ${DATABASE_LABELS[database]}${which})`,
+    logFile: join(context.dir, `service-${platform}-${name.replace(':', '-')}.log`),
   });
   await waitForHttp(child, port, '/health/ready', { timeoutMs: 60_000 });
-  return { name, database, child, port, profileDir };
+  return { name, database, isRef: Boolean(build.isRef), child, port, profileDir };
 }
 
 async function startBaseline(kind, platform, specFile) {
@@ -147,12 +154,13 @@ async function collectProfile(service, platform, scenario) {
 /* One platform                                                                                */
 
 /** The per-database result of one platform, built from the measurements of its services. */
-function platformResult(service, scenarios, runs, captured) {
+function platformResult(service, ref, scenarios, runs, captured) {
   const results = scenarios.map((s) => {
     const r = runs.get(s.id);
     const svc = combine(r[service.name]);
     const rawM = combine(r.raw);
     const nestM = combine(r.nest);
+    const refM = ref ? combine(r[ref.name]) : undefined;
     return {
       id: s.id,
       label: s.label,
@@ -161,6 +169,7 @@ function platformResult(service, scenarios, runs, captured) {
       extra: Boolean(s.extra),
       responseBytes: captured.get(s.replays[0].id).body.length,
       service: svc,
+      ...(refM ? { ref: refM } : {}),
       raw: rawM,
       nest: nestM,
       ...floorOf(svc, rawM, nestM),
@@ -173,24 +182,43 @@ function platformResult(service, scenarios, runs, captured) {
   };
 }
 
-/** The order of one platform's measurements: every repeat goes through every scenario and server. */
-function* schedule(scenarios, services, baselines, options) {
-  for (let repeat = 0; repeat < options.repeat; repeat++) {
-    for (const scenario of scenarios) {
-      for (const target of [...services, ...baselines]) yield { scenario, target, repeat };
+/**
+ * The order of one platform's measurements: without --compare, every repeat goes through every
+ * scenario and server in turn; with it, each scenario measures this build and the ref
+ * alternately, `repeat` times, then the baselines once.
+ */
+function* schedule(scenarios, services, refs, baselines, options) {
+  if (refs.length === 0) {
+    for (let repeat = 0; repeat < options.repeat; repeat++) {
+      for (const scenario of scenarios) {
+        for (const target of [...services, ...baselines]) yield { scenario, target, repeat };
+      }
     }
+    return;
+  }
+  for (const scenario of scenarios) {
+    for (let repeat = 0; repeat < options.repeat; repeat++) {
+      for (const service of services) {
+        yield { scenario, target: service, repeat };
+        const ref = refs.find((r) => r.database === service.database);
+        if (ref) yield { scenario, target: ref, repeat };
+      }
+    }
+    for (const target of baselines) yield { scenario, target, repeat: 0, once: true };
   }
 }
 
 /**
- * One platform: the service on each database of the run, all started first, then the baselines.
- * Returns a result per database.
+ * One platform: the service on each database of the run (and the ref's, with --compare), all
+ * started first, then the baselines. Returns a result per database.
  */
 async function benchPlatform(platform, scenarios, context) {
   const { options, dir, apiKey, builds } = context;
   const results = {};
   const services = [];
+  const refs = [];
   const servers = [];
+  const refNotes = {};
   try {
     for (const database of options.databases) {
       const label = DATABASE_LABELS[database];
@@ -205,16 +233,34 @@ async function benchPlatform(platform, scenarios, context) {
       } catch (error) {
         log(`[${platform}] NOT TESTABLE on ${label}: ${error.message}`);
         results[database] = { status: 'not testable', error: firstLine(error.message) };
+        continue;
+      }
+      if (builds.ref) {
+        log(`[${platform}] starting the ref's service (${builds.ref.ref}) on ${label}…`);
+        try {
+          refs.push(await startService(platform, database, builds.ref, context));
+        } catch (error) {
+          log(`[${platform}] the ref does not start on ${label}: ${error.message}`);
+          refNotes[database] = { refStatus: 'failed', refError: firstLine(error.message) };
+        }
       }
     }
     const captured = new Map();
-    for (const service of [...services]) {
+    for (const service of [...services, ...refs]) {
       try {
         captured.set(service.name, await captureScenarios(service, scenarios, apiKey));
       } catch (error) {
-        log(`[${platform}] FAILED on ${DATABASE_LABELS[service.database]}: ${error.message}`);
-        results[service.database] = { status: 'failed', error: firstLine(error.message) };
-        services.splice(services.indexOf(service), 1);
+        const label = `${DATABASE_LABELS[service.database]}${service.isRef ? ' (ref)' : ''}`;
+        log(`[${platform}] FAILED on ${label}: ${error.message}`);
+        if (service.isRef) {
+          refNotes[service.database] = { refStatus: 'failed', refError: firstLine(error.message) };
+          refs.splice(refs.indexOf(service), 1);
+        } else {
+          results[service.database] = { status: 'failed', error: firstLine(error.message) };
+          services.splice(services.indexOf(service), 1);
+          const ref = refs.find((r) => r.database === service.database);
+          if (ref) refs.splice(refs.indexOf(ref), 1);
+        }
         await stopChild(service.child);
       }
     }
@@ -237,6 +283,20 @@ async function benchPlatform(platform, scenarios, context) {
         found.length > 0
           ? `[${platform}] WARNING: on ${label} the service answers differently from ${DATABASE_LABELS[reference]}:\n  ${found.join('\n  ')}`
           : `[${platform}] ${label} and ${DATABASE_LABELS[reference]}: byte-identical answers`,
+      );
+    }
+    for (const ref of refs) {
+      const found = compareCaptures(
+        scenarios,
+        captured.get(ref.database),
+        captured.get(ref.name),
+        'this build',
+      );
+      refNotes[ref.database] = { refDifferences: found };
+      log(
+        found.length > 0
+          ? `[${platform}] the ref answers differently on ${DATABASE_LABELS[ref.database]}:\n  ${found.join('\n  ')}`
+          : `[${platform}] the ref answers byte-identical bodies with the same headers on ${DATABASE_LABELS[ref.database]}`,
       );
     }
     const spec = {
@@ -274,19 +334,20 @@ async function benchPlatform(platform, scenarios, context) {
     const runs = new Map(
       scenarios.map((s) => [
         s.id,
-        Object.fromEntries([...services, raw, nest].map((t) => [t.name, []])),
+        Object.fromEntries([...services, ...refs, raw, nest].map((t) => [t.name, []])),
       ]),
     );
     const profiles = Object.fromEntries(services.map((s) => [s.database, {}]));
-    const live = new Set([...services, raw, nest]);
-    for (const { scenario, target, repeat } of schedule(
+    const live = new Set([...services, ...refs, raw, nest]);
+    for (const { scenario, target, repeat, once } of schedule(
       scenarios,
       services,
+      refs,
       [raw, nest],
       options,
     )) {
       if (!live.has(target)) continue;
-      const round = options.repeat > 1 ? ` (run ${repeat + 1}/${options.repeat})` : '';
+      const round = options.repeat > 1 && !once ? ` (run ${repeat + 1}/${options.repeat})` : '';
       process.stderr.write(
         `  [${platform}] ${scenario.id.padEnd(22)} ${target.name.padEnd(12)}${round} `,
       );
@@ -295,9 +356,13 @@ async function benchPlatform(platform, scenarios, context) {
         m = await measure(target, scenario, context, { toggleProfiler, log });
       } catch (error) {
         // A service that fails on one database leaves the other measurable; a baseline does not.
-        if (!target.database || services.length === 1) throw error;
+        if (!target.database || (services.length === 1 && !target.isRef)) throw error;
         log(`FAILED: ${error.message}`);
-        results[target.database] = { status: 'failed', error: firstLine(error.message) };
+        if (target.isRef) {
+          refNotes[target.database] = { refStatus: 'failed', refError: firstLine(error.message) };
+        } else {
+          results[target.database] = { status: 'failed', error: firstLine(error.message) };
+        }
         live.delete(target);
         await stopChild(target.child);
         continue;
@@ -312,8 +377,9 @@ async function benchPlatform(platform, scenarios, context) {
     }
     for (const service of services) {
       if (!live.has(service)) continue;
+      const ref = refs.find((r) => r.database === service.database && live.has(r));
       results[service.database] = {
-        ...platformResult(service, scenarios, runs, captured.get(service.name)),
+        ...platformResult(service, ref, scenarios, runs, captured.get(service.name)),
         baselineDifferences: differencesFound,
         ...(service.database !== reference
           ? {
@@ -321,6 +387,7 @@ async function benchPlatform(platform, scenarios, context) {
               databaseDifferences: databaseDifferences[service.database],
             }
           : {}),
+        ...(builds.ref ? (refNotes[service.database] ?? {}) : {}),
         ...(options.profile ? { profiles: profiles[service.database] } : {}),
       };
     }
@@ -334,11 +401,41 @@ async function benchPlatform(platform, scenarios, context) {
     }
     return results;
   } finally {
-    await Promise.all([...services, ...servers].map((s) => stopChild(s.child)));
+    await Promise.all([...services, ...refs, ...servers].map((s) => stopChild(s.child)));
   }
 }
 
 const firstLine = (text) => text.split('\n')[0];
+
+/** With --compare, one verdict per platform and database: every scenario within the limits. */
+function compareVerdicts(run) {
+  const verdicts = [];
+  for (const [database, { platforms }] of Object.entries(run.databases)) {
+    for (const [platform, result] of Object.entries(platforms)) {
+      const target = `${platform}, ${DATABASE_LABELS[database]}: this build ≥ ${Math.round(TARGETS.compareRps * 100)}% of the ref's req/s and ≤ ${Math.round(TARGETS.compareCpu * 100)}% of its CPU µs/req, every scenario`;
+      if (result.status !== 'measured' || result.refStatus === 'failed') {
+        const why = result.status !== 'measured' ? result.error : result.refError;
+        verdicts.push({ target, platform, database, verdict: 'NOT TESTABLE', detail: why });
+        continue;
+      }
+      const rows = compareRows(result);
+      const failed = rows.filter((r) => !r.ok);
+      verdicts.push({
+        target,
+        platform,
+        database,
+        verdict: rows.length > 0 && failed.length === 0 ? 'PASS' : 'FAIL',
+        detail: (failed.length ? failed : rows)
+          .map(
+            (r) =>
+              `${r.id} ${Math.round(r.rpsRatio * 100)}% req/s, ${r.cpuRatio === undefined ? '?' : Math.round(r.cpuRatio * 100)}% CPU`,
+          )
+          .join('; '),
+      });
+    }
+  }
+  return verdicts;
+}
 
 /* ------------------------------------------------------------------------------------------ */
 
@@ -371,9 +468,20 @@ async function main() {
   const builds = {
     this: { root: ROOT, distDir, nodeFlags: productionNodeFlags(ROOT) },
   };
+  if (options.compare) {
+    const ref = await prepareRefBuild({ root: ROOT, ref: options.compare, log });
+    builds.ref = { ...ref, isRef: true };
+    if (ref.migrationDifferences.length > 0) {
+      log(
+        `--compare: WARNING: the migrations differ from ${options.compare} (${ref.migrationDifferences.join('; ')}); ` +
+          "the ref's service reads the database this build migrated",
+      );
+    }
+  }
   const { databases } = options;
   const apiKey = newApiKey();
   const seedFile = writeSeedFile(dir, apiKey);
+  // The working tree's seed script and migrations make the dataset, for the ref's build too.
   const seedScript = join(distDir, 'seed.js');
   // Required in production and on PostgreSQL; the benchmark makes no callbacks, any key will do.
   const serviceEnv = { CALLBACK_SECRET_KEY: randomBytes(32).toString('base64') };
@@ -416,7 +524,9 @@ async function main() {
     );
   }
 
-  const perScenario = (databases.length + 2) * options.repeat;
+  const perScenario = options.compare
+    ? databases.length * 2 * options.repeat + 2
+    : (databases.length + 2) * options.repeat;
   const seconds = scenarios.length * perScenario * (options.warmup + options.duration);
   log(
     `${scenarios.length} scenarios × ${perScenario} measurements × ${options.warmup + options.duration} s on ` +
@@ -477,6 +587,7 @@ async function main() {
       quick: options.quick,
       profile: options.profile,
       redis: options.redis,
+      compare: options.compare,
       scenarios: scenarios.map((s) => s.id),
       rateLimitPerMinute: Number(RATE_LIMIT_MAX),
     },
@@ -488,6 +599,17 @@ async function main() {
             mix: distinct.list.share,
             plannedMix: LOOKUP_MIX,
             blockKeys: REASK_BLOCK_KEYS,
+          },
+        }
+      : {}),
+    ...(builds.ref
+      ? {
+          compare: {
+            ref: builds.ref.ref,
+            commit: builds.ref.commit,
+            modules: builds.ref.modules,
+            nodeFlags: builds.ref.nodeFlags,
+            migrationDifferences: builds.ref.migrationDifferences,
           },
         }
       : {}),
@@ -508,12 +630,13 @@ async function main() {
     const comparisons = reference ? largeDatasetComparison({ platforms: measured }, reference) : [];
     if (comparisons.length) byDatabase[db].largeDataset = comparisons;
   }
+  if (builds.ref) verdicts.push(...compareVerdicts(run));
   run.targets = verdicts;
   const report = formatReport(run, verdicts);
 
   process.stdout.write(`\n${report}\n`);
   if (outFile) {
-    const complete = !options.quick && !options.profile && !options.scenarios;
+    const complete = !options.quick && !options.profile && !options.scenarios && !options.compare;
     writeResults(outFile, addRun(previous, run, { complete }));
     log(`\nresults written to ${relative(process.cwd(), outFile) || outFile}`);
   } else {

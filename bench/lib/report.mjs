@@ -1,7 +1,7 @@
 /**
  * The printed report (Markdown), the targets and their PASS/FAIL verdicts. The targets are judged
  * on the server's CPU time per answered request against a floor measured in the same run, and on
- * latency, memory and the large dataset's throughput.
+ * latency, memory and the large dataset's throughput; --compare adds this build against the ref.
  */
 
 export const TARGETS = {
@@ -21,6 +21,9 @@ export const TARGETS = {
   referenceSessions: 100_000,
   /** The log level the targets are set at. */
   logLevel: 'info',
+  /** --compare: this build at most 5 % fewer req/s and 5 % more CPU per request than the ref. */
+  compareRps: 0.95,
+  compareCpu: 1.05,
 };
 
 export const DATABASE_LABELS = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
@@ -35,6 +38,11 @@ const pct = (r) => (r === undefined || r === null ? '–' : `${Math.round(r * 10
 const mb = (n) => (n ? `${Math.round(n)}` : '–');
 const micros = (n) => (n === undefined || n === null ? '–' : n < 100 ? n.toFixed(1) : int(n));
 const times = (r) => (r === undefined || r === null ? '–' : `${r.toFixed(2)}×`);
+const signedPct = (r) => {
+  if (r === undefined || r === null) return '–';
+  const d = Math.round((r - 1) * 1000) / 10;
+  return `${d > 0 ? '+' : ''}${d}%`;
+};
 
 /** Half the range of the repeats relative to the median, e.g. "±3%" (nothing for one run). */
 function spread(m, field) {
@@ -339,6 +347,51 @@ export function largeDatasetTable(comparisons, database) {
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* --compare                                                                                   */
+
+/** This build against the ref, per scenario, on one platform and database. */
+export function compareRows(result) {
+  return result.scenarios
+    .filter((s) => s.service && s.ref)
+    .map((s) => {
+      const rpsRatio = s.service.rps / s.ref.rps;
+      const cpuRatio =
+        s.service.cpuMicrosPerRequest && s.ref.cpuMicrosPerRequest
+          ? s.service.cpuMicrosPerRequest / s.ref.cpuMicrosPerRequest
+          : undefined;
+      const ok =
+        rpsRatio >= TARGETS.compareRps && cpuRatio !== undefined && cpuRatio <= TARGETS.compareCpu;
+      return { id: s.id, label: s.label, this: s.service, ref: s.ref, rpsRatio, cpuRatio, ok };
+    });
+}
+
+export function compareTable(title, rows) {
+  return table(
+    [
+      `${title}: scenario`,
+      'this req/s',
+      'ref req/s',
+      'this / ref',
+      'this CPU µs/req',
+      'ref CPU µs/req',
+      'this / ref',
+      'result',
+    ],
+    rows.map((r) => [
+      r.label,
+      `${int(r.this.rps)}${spread(r.this, 'rps')}`,
+      `${int(r.ref.rps)}${spread(r.ref, 'rps')}`,
+      `${pct(r.rpsRatio)} (${signedPct(r.rpsRatio)})`,
+      `${micros(r.this.cpuMicrosPerRequest)}${spread(r.this, 'cpuMicrosPerRequest')}`,
+      `${micros(r.ref.cpuMicrosPerRequest)}${spread(r.ref, 'cpuMicrosPerRequest')}`,
+      `${pct(r.cpuRatio)} (${signedPct(r.cpuRatio)})`,
+      verdict(r.ok),
+    ]),
+    ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
+  );
+}
+
+/* ------------------------------------------------------------------------------------------ */
 
 const seconds = (n) => (n === undefined || n === null ? '–' : `${n} s`);
 
@@ -413,6 +466,7 @@ export function formatReport(run, verdicts) {
   const o = run.options;
   const databases = Object.keys(run.databases);
   const dataset = run.databases[databases[0]].dataset;
+  const compare = run.compare;
   const out = [
     `## Benchmark ${run.date.slice(0, 10)}${o.quick ? ' (quick run: short, noisy, not for decisions)' : ''}`,
     '',
@@ -491,11 +545,11 @@ export function formatReport(run, verdicts) {
   const busy = new Map();
   for (const { database, platform, result } of allPlatforms) {
     for (const s of result.scenarios ?? []) {
-      for (const server of ['service', 'raw', 'nest']) {
+      for (const server of ['service', 'ref', 'raw', 'nest']) {
         const m = s[server];
         const other = Math.max(m?.otherProcessesCpuPercent ?? 0, m?.stealPercent ?? 0);
         // The baselines appear under every database: count each measurement once.
-        const name = server === 'service' ? `${server} ${database}` : server;
+        const name = server === 'service' || server === 'ref' ? `${server} ${database}` : server;
         const key = `${platform} ${s.id} ${name}`;
         if (other > BUSY_MACHINE_PERCENT) busy.set(key, { platform, s, server: name, other });
       }
@@ -514,6 +568,36 @@ export function formatReport(run, verdicts) {
   for (const database of databases) {
     const comparisons = run.databases[database].largeDataset ?? [];
     if (comparisons.length > 0) out.push(largeDatasetTable(comparisons, database), '');
+  }
+  if (compare) {
+    out.push(
+      `### This build against ${compare.ref} (${compare.commit.slice(0, 12)})`,
+      '',
+      `Measured alternately, this then ref, ${o.repeat} time(s) per scenario; the same dataset ` +
+        `and settings (the ref reads the database this build's seed script made; ` +
+        `${compare.migrationDifferences.length === 0 ? 'both have the same migrations' : `**migrations differ: ${compare.migrationDifferences.join('; ')}**`}). ` +
+        `The ref ran with ${compare.modules}, Node flags ${compare.nodeFlags.join(' ')}` +
+        `${compare.nodeFlags.join(' ') === run.nodeFlags.join(' ') ? ' (as this build)' : ` (this build: ${run.nodeFlags.join(' ')})`}. ` +
+        `Target: at most ${pct(1 - TARGETS.compareRps)} fewer req/s and at most ` +
+        `${pct(TARGETS.compareCpu - 1)} more CPU µs per request than the ref.`,
+      '',
+    );
+    for (const database of databases) {
+      for (const [platform, result] of Object.entries(run.databases[database].platforms)) {
+        if (result.status !== 'measured') continue;
+        const title = `${platform} on ${DATABASE_LABELS[database]}`;
+        if (result.refStatus && result.refStatus !== 'measured') {
+          out.push(`**${title}: ref not measured** — ${result.refError}`, '');
+          continue;
+        }
+        out.push(compareTable(title, compareRows(result)), '');
+        if (result.refDifferences?.length) {
+          out.push(`The ref answers differently (${title}):`);
+          for (const d of result.refDifferences) out.push(`- ${d}`);
+          out.push('');
+        }
+      }
+    }
   }
   out.push(targetsTable(verdicts));
   return out.join('\n');

@@ -43,6 +43,7 @@ export function compactResult(result) {
       extra: s.extra,
       responseBytes: s.responseBytes,
       service: compactMeasurement(s.service),
+      ...(s.ref ? { ref: compactMeasurement(s.ref) } : {}),
       raw: compactMeasurement(s.raw),
       nest: compactMeasurement(s.nest),
       floorMicros: s.floorMicros,
@@ -63,6 +64,7 @@ function historyEntry(run, database, platform, result) {
       p99: m.latencyMs?.p99,
       rss: m.peakRssMb === undefined ? undefined : Math.round(m.peakRssMb),
       floor: s.floorRatio,
+      ...(s.ref ? { refRps: s.ref.rps, refCpu: round1(s.ref.cpuMicrosPerRequest) } : {}),
     };
   }
   return {
@@ -74,6 +76,7 @@ function historyEntry(run, database, platform, result) {
     sessions: run.options.sessions,
     platform,
     logLevel: run.options.logLevel,
+    ...(run.compare ? { ref: run.compare.ref, refCommit: run.compare.commit.slice(0, 12) } : {}),
     machine: `${run.machine.cpuModel} ×${run.machine.cpus}, load ${run.machine.loadAverage?.[0] ?? '?'}`,
     scenarios,
     targets: Object.fromEntries(
@@ -158,7 +161,7 @@ export function latestRuns(results, database, sessions) {
 
 /**
  * Adds `run` to `results`: a history line per database and platform, and, for a complete run
- * (every scenario, not quick, not profiled), its results as the latest of their
+ * (every scenario, not quick, not profiled, not a comparison), its results as the latest of their
  * database, dataset size and platform.
  */
 export function addRun(results, run, { complete }) {
