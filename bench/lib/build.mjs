@@ -69,7 +69,7 @@ export function workingTreeState(root) {
 /** The Node flags of `npm run start:prod`, so the service runs here as it runs in production. */
 export function productionNodeFlags(root) {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  return pkg.scripts['start:prod'].split(/\s+/).filter((arg) => arg.startsWith('--'));
+  return (pkg.scripts?.['start:prod'] ?? '').split(/\s+/).filter((arg) => arg.startsWith('--'));
 }
 
 /** Every file of `dir` with its size and time, to notice a build writing into it. */

@@ -29,13 +29,15 @@ export const USAGE = `usage: npm run bench -- [options]     (or: node bench/run.
                                     CPU µs per request side by side with PASS/FAIL (≤ 5 % fewer
                                     req/s, ≤ 5 % more CPU per request than the ref)
   --idle-wait <s>                   before each measurement, wait up to this long for other
-                                    processes to go quiet (default 60; 0 = do not wait)
+                                    processes to go quiet (default 60, with --quick 0; 0 = do not
+                                    wait)
   --log-level <level>               LOG_LEVEL of the service (default warn)
   --profile                         CPU-profile the service during each measured run (V8 profiler
                                     via a preload); profiles go to bench/profiles/<platform>-
                                     <database>-<id>.cpuprofile and a summary is printed
-  --quick                           smoke run: short defaults (1 s warm-up, 3 s), no minimum, and
-                                    results are not written unless --out is given
+  --quick                           smoke run: short defaults (1 s warm-up, 3 s, no wait for
+                                    quiet), no minimum, and results are not written unless --out
+                                    is given
   --out <file>                      where to write the results (default bench/results.json)
   --skip-build                      do not run npm run build first
   --keep                            keep the temp dir (database, captured responses, logs)
@@ -204,7 +206,13 @@ export function parseOptions(argv) {
     repeat: given['--repeat'] ? positiveInteger('--repeat', given['--repeat']) : 1,
     scenarios: given['--scenarios'] ? given['--scenarios'].split(',').map((s) => s.trim()) : null,
     logLevel,
-    idleWait: given['--idle-wait'] === undefined ? 60 : nonNegativeNumber(given['--idle-wait']),
+    // A smoke run on a busy machine should not wait a minute before each of its measurements.
+    idleWait:
+      given['--idle-wait'] === undefined
+        ? quick
+          ? 0
+          : 60
+        : nonNegativeNumber(given['--idle-wait']),
     profile: Boolean(given['--profile']),
     compare,
     quick,
