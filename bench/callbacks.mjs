@@ -146,6 +146,7 @@ function loadOf(service, scenario, context) {
   return {
     port: service.port,
     paths: [scenario.path],
+    source: { firstPath: scenario.path },
     headers: { key: context.apiKey },
     connections: context.options.connections,
   };

@@ -2,6 +2,7 @@
  * What bench/run.mjs and bench/callbacks.mjs both do before measuring: build, take a private copy
  * of dist/ in a temp dir of the run, and describe the machine and the production Node flags.
  */
+import { execFileSync } from 'node:child_process';
 import {
   copyFileSync,
   cpSync,
@@ -22,21 +23,53 @@ import { keepTempDir, registerTempDir, runToCompletion } from './processes.mjs';
 export const BENCH = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const ROOT = join(BENCH, '..');
 
-/** The machine a run measured on. */
+/** The CPU model as /proc/cpuinfo names it (os.cpus() elsewhere). */
+function cpuModel() {
+  try {
+    const match = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'));
+    if (match) return match[1].trim();
+  } catch {
+    // not Linux
+  }
+  return os.cpus()[0]?.model?.trim() ?? 'unknown CPU';
+}
+
+/** The 1-, 5- and 15-minute load averages, rounded. */
+export function loadAverage() {
+  return os.loadavg().map((n) => Math.round(n * 100) / 100);
+}
+
+/** The machine a run measured on: nproc (the CPUs this process may use), model, load. */
 export function machine() {
-  const cpus = os.cpus();
   return {
-    cpuModel: cpus[0]?.model?.trim() ?? 'unknown CPU',
-    cpus: cpus.length,
+    cpuModel: cpuModel(),
+    cpus: os.availableParallelism?.() ?? os.cpus().length,
     memoryGb: Math.round(os.totalmem() / 2 ** 30),
     os: `${os.type()} ${os.release()} ${os.arch()}`,
+    loadAverage: loadAverage(),
   };
+}
+
+/** HEAD's commit and whether the working tree differs from it (what "this" measures). */
+export function workingTreeState(root) {
+  const git = (args) =>
+    execFileSync('git', ['-C', root, ...args], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }).trim();
+  try {
+    const commit = git(['rev-parse', 'HEAD']);
+    const dirty = git(['status', '--porcelain', '--untracked-files=no']) !== '';
+    return { commit, dirty };
+  } catch {
+    return { commit: null, dirty: null };
+  }
 }
 
 /** The Node flags of `npm run start:prod`, so the service runs here as it runs in production. */
 export function productionNodeFlags(root) {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  return pkg.scripts['start:prod'].split(/\s+/).filter((arg) => arg.startsWith('--'));
+  return (pkg.scripts?.['start:prod'] ?? '').split(/\s+/).filter((arg) => arg.startsWith('--'));
 }
 
 /** Every file of `dir` with its size and time, to notice a build writing into it. */

@@ -8,11 +8,20 @@ import { createHash, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sqlite3 from 'sqlite3';
+import { hash32, sessionsPerStatus, statusOf, validationKeyOf } from './keys.mjs';
 import { runToCompletion } from './processes.mjs';
 import { Progress } from './progress.mjs';
 
+export {
+  STATUSES,
+  STATUS_PREFIX,
+  indexWithStatus,
+  sessionsPerStatus,
+  statusOf,
+  validationKeyOf,
+} from './keys.mjs';
+
 export const BENCH_MERCHANT_ID = 'bench';
-export const STATUSES = ['SUCCESSFUL', 'PENDING', 'NOT_COMPLETED', 'FAILED'];
 
 const CURRENCIES = [
   ['USDT', 'Tether', ['TRC20', 'ERC20', 'POLYGON', 'SOLANA']],
@@ -60,35 +69,6 @@ const LAST_NAMES = ['Murphy', 'Schmidt', 'Garcia', 'Rossi', 'Okafor', 'Silva', '
 
 if (CURRENCIES.length * 4 * COUNTRIES.length !== 5000) {
   throw new Error('the catalog must hold 5,000 pairs');
-}
-
-/** A cheap deterministic 32-bit hash, so the same index always gives the same record. */
-function hash32(n) {
-  let x = Math.imul(n ^ 0x9e3779b9, 0x85ebca6b);
-  x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35);
-  return (x ^ (x >>> 16)) >>> 0;
-}
-
-function hex8(n) {
-  return hash32(n).toString(16).padStart(8, '0');
-}
-
-/** Where a session's status is looked up: this prefix and its validation key. */
-export const STATUS_PREFIX = '/api/gateway/payment-status/';
-
-/** The validation key of session number `index`; keys sort in index order. */
-export function validationKeyOf(index) {
-  return `vk_${String(index).padStart(8, '0')}_${hex8(index)}`;
-}
-
-export function statusOf(index) {
-  return STATUSES[index % STATUSES.length];
-}
-
-/** Index of a session with the given status, near the middle of the table. */
-export function indexWithStatus(sessions, status) {
-  const base = Math.floor(sessions / 2);
-  return base - (base % STATUSES.length) + STATUSES.indexOf(status);
 }
 
 function maskAccountNumber(value) {
@@ -196,13 +176,6 @@ export const TRANSITION_COLUMNS = [
 /** The one payment_session_transition of session `index`, in the order of TRANSITION_COLUMNS. */
 export function transitionRow(index) {
   return [validationKeyOf(index), 1, null, statusOf(index), detailOf(index)];
-}
-
-/** Sessions per status when the dataset holds `sessions` of them (evenly, in index order). */
-export function sessionsPerStatus(sessions) {
-  return Object.fromEntries(
-    STATUSES.map((s, k) => [s, Math.floor(sessions / 4) + (k < sessions % 4 ? 1 : 0)]),
-  );
 }
 
 /** A fresh API key of the bench merchant; both databases get the same one. */

@@ -9,24 +9,24 @@ export function stopLoad() {
 }
 
 /**
- * One load test on 127.0.0.1. `paths` holds one path, or several to pick from at random per
- * request (autocannon then builds every request anew).
+ * One load test on 127.0.0.1. `source` (scenarios.mjs, requestSource) gives the first path and,
+ * for scenarios of many paths, `next()`: autocannon then builds every request anew.
  */
-export function runLoad({ port, paths, headers, connections, durationSeconds }) {
+export function runLoad({ port, source, headers, connections, durationSeconds }) {
   const options = {
-    url: `http://127.0.0.1:${port}${paths[0]}`,
+    url: `http://127.0.0.1:${port}${source.firstPath}`,
     connections,
     duration: durationSeconds,
     pipelining: 1,
     timeout: 10,
     headers,
   };
-  if (paths.length > 1) {
+  if (source.next) {
     options.requests = [
       {
         method: 'GET',
         setupRequest: (request) => {
-          request.path = paths[Math.floor(Math.random() * paths.length)];
+          request.path = source.next();
           return request;
         },
       },
@@ -50,16 +50,38 @@ export function runLoad({ port, paths, headers, connections, durationSeconds }) 
   });
 }
 
+/**
+ * Answers that do not match what was asked: with one expected status, every other answer; with
+ * a mix (`issued`: expected status → requests handed out), every answer whose status was not
+ * expected at all, plus how far each expected status's count is from what was asked. Requests
+ * handed out but not answered when the test stops (at most two per connection) are allowed for.
+ */
+function unexpectedAnswers(statusCodes, expected, issued, connections) {
+  if (!issued) {
+    const responses = Object.values(statusCodes).reduce((a, b) => a + b, 0);
+    return responses - (statusCodes[expected] ?? 0);
+  }
+  let unexpected = 0;
+  for (const [code, count] of Object.entries(statusCodes)) {
+    if (!issued.has(Number(code))) unexpected += count;
+  }
+  for (const [code, asked] of issued) {
+    const answered = statusCodes[code] ?? 0;
+    unexpected += Math.max(0, Math.abs(answered - asked) - 2 * connections);
+  }
+  return unexpected;
+}
+
 /** The numbers the report needs from an autocannon result. */
-export function summarise(result, expectedStatus) {
+export function summarise(result, { expected, issued, connections }) {
   const statusCodes = Object.fromEntries(
     Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count]),
   );
-  const responses = Object.values(statusCodes).reduce((a, b) => a + b, 0);
+  const answered = Object.values(statusCodes).reduce((a, b) => a + b, 0);
   return {
     rps: Math.round(result.requests.average),
     rpsMedian: result.requests.p50,
-    requests: result.requests.total,
+    requests: answered,
     durationSeconds: result.duration,
     latencyMs: {
       p50: result.latency.p50,
@@ -70,8 +92,9 @@ export function summarise(result, expectedStatus) {
     },
     throughputMBps: Math.round((result.throughput.average / 1e6) * 100) / 100,
     statusCodes,
+    ...(issued ? { statusesAsked: Object.fromEntries(issued) } : {}),
     non2xx: result.non2xx,
-    unexpectedStatus: responses - (statusCodes[expectedStatus] ?? 0),
+    unexpectedStatus: unexpectedAnswers(statusCodes, expected, issued, connections),
     errors: result.errors,
     timeouts: result.timeouts,
   };

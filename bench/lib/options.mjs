@@ -18,22 +18,26 @@ export const USAGE = `usage: npm run bench -- [options]     (or: node bench/run.
   --connections <n>                 autocannon connections (default 50)
   --sessions <n>                    payment sessions in the dataset (default 100000; the large
                                     variant is 1000000)
-  --repeat <n>                      measure every scenario n times, report medians (default 1)
-  --scenarios <id,id>               only these scenarios (ids in the table)
+  --repeat <n>                      measure every scenario n times, report medians and the spread
+                                    (default 1)
+  --scenarios <id,id>               only these scenarios: catalog-default, catalog-country,
+                                    status-successful, status-pending, status-unknown,
+                                    status-pending-random, status-distinct
+  --compare <git-ref>               also build <git-ref> in a temporary git worktree and measure
+                                    both builds alternately (this, ref, this, ref… --repeat
+                                    times per scenario) against the same dataset; prints req/s and
+                                    CPU µs per request side by side with PASS/FAIL (≤ 5 % fewer
+                                    req/s, ≤ 5 % more CPU per request than the ref)
   --idle-wait <s>                   before each measurement, wait up to this long for other
-                                    processes to go quiet (default 60; 0 = do not wait)
+                                    processes to go quiet (default 60, with --quick 0; 0 = do not
+                                    wait)
   --log-level <level>               LOG_LEVEL of the service (default warn)
   --profile                         CPU-profile the service during each measured run (V8 profiler
-                                    via a preload); profiles go to bench/profiles/<platform>-<id>
-                                    .cpuprofile and a summary is printed
-  --layers                          attribution instead of the comparison: bare Nest, then the
-                                    service with its layers switched on one at a time (version,
-                                    rate limits, key, remembered validation, cache, logging at
-                                    info); prints CPU µs per request per layer and writes
-                                    bench/layers.json (SQLite; scenarios catalog-default,
-                                    status-pending, status-unknown unless --scenarios)
-  --quick                           smoke run: short defaults (1 s warm-up, 3 s), no minimum, and
-                                    results are not written unless --out is given
+                                    via a preload); profiles go to bench/profiles/<platform>-
+                                    <database>-<id>.cpuprofile and a summary is printed
+  --quick                           smoke run: short defaults (1 s warm-up, 3 s, no wait for
+                                    quiet), no minimum, and results are not written unless --out
+                                    is given
   --out <file>                      where to write the results (default bench/results.json)
   --skip-build                      do not run npm run build first
   --keep                            keep the temp dir (database, captured responses, logs)
@@ -139,16 +143,7 @@ export function optionsOrUsage(parse, usage, log) {
 
 export function parseOptions(argv) {
   const given = splitArgv(argv, {
-    flags: [
-      '--quick',
-      '--profile',
-      '--skip-build',
-      '--keep',
-      '--redis',
-      '--layers',
-      '--help',
-      '-h',
-    ],
+    flags: ['--quick', '--profile', '--skip-build', '--keep', '--redis', '--help', '-h'],
     valued: [
       '--platform',
       '--database',
@@ -162,6 +157,7 @@ export function parseOptions(argv) {
       '--log-level',
       '--idle-wait',
       '--out',
+      '--compare',
     ],
   });
 
@@ -186,10 +182,14 @@ export function parseOptions(argv) {
     notes.push(`--duration ${duration} raised to the minimum of 10 s (use --quick for smoke runs)`);
     duration = 10;
   }
-  if (given['--layers'] && database !== 'sqlite') {
-    throw new UsageError('--layers measures the service on SQLite: leave out --database');
-  }
   const logLevel = logLevelOption(given);
+  const compare = given['--compare'] ?? null;
+  if (compare !== null && (compare === '' || compare.startsWith('-'))) {
+    throw new UsageError('--compare needs a git ref (a branch, tag or commit)');
+  }
+  if (compare !== null && given['--profile']) {
+    throw new UsageError('--compare and --profile: profile each build in a run of its own');
+  }
   return {
     help: Boolean(given['--help'] || given['-h']),
     platforms,
@@ -197,7 +197,6 @@ export function parseOptions(argv) {
     databases: DATABASES[database],
     poolSize,
     redis: Boolean(given['--redis']),
-    layers: Boolean(given['--layers']),
     duration,
     warmup: given['--warmup'] ? positiveNumber('--warmup', given['--warmup']) : quick ? 1 : 2,
     connections: given['--connections']
@@ -207,8 +206,15 @@ export function parseOptions(argv) {
     repeat: given['--repeat'] ? positiveInteger('--repeat', given['--repeat']) : 1,
     scenarios: given['--scenarios'] ? given['--scenarios'].split(',').map((s) => s.trim()) : null,
     logLevel,
-    idleWait: given['--idle-wait'] === undefined ? 60 : nonNegativeNumber(given['--idle-wait']),
+    // A smoke run on a busy machine should not wait a minute before each of its measurements.
+    idleWait:
+      given['--idle-wait'] === undefined
+        ? quick
+          ? 0
+          : 60
+        : nonNegativeNumber(given['--idle-wait']),
     profile: Boolean(given['--profile']),
+    compare,
     quick,
     out: given['--out'] ?? null,
     skipBuild: Boolean(given['--skip-build']),

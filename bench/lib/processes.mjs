@@ -3,7 +3,15 @@
  * Redis) the benchmark makes is registered here and removed on exit, on Ctrl-C and on errors.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, request } from 'node:http';
 
 /** Variables of the caller's environment that would change what a benchmark measures. */
@@ -15,7 +23,6 @@ const MEASUREMENT_ENV = [
   'DATABASE_POOL_SIZE',
   'REDIS_URL',
   'REDIS_KEY_PREFIX',
-  'MEASURE_WITHOUT',
 ];
 
 /**
@@ -37,11 +44,18 @@ let cleaningUp = false;
  * Spawns a tracked child. Its output is kept (last lines) for error messages, or, with `logFile`,
  * written to that file: a busy server's log then costs the benchmark's own process nothing.
  */
-export function spawnTracked(command, args, { cwd, env, label, logFile } = {}) {
+export function spawnTracked(command, args, { cwd, env, label, logFile, group = false } = {}) {
   let stdio = 'pipe';
   if (logFile) stdio = openSync(logFile, 'a');
-  const child = spawn(command, args, { cwd, env, stdio: ['ignore', stdio, stdio] });
+  // A process group of its own: `npm run build` leaves `nest build` running if only npm is signalled.
+  const child = spawn(command, args, {
+    cwd,
+    env,
+    stdio: ['ignore', stdio, stdio],
+    detached: group,
+  });
   if (logFile) closeSync(stdio);
+  child.group = group;
   child.label = label ?? `${command} ${args.join(' ')}`;
   child.logFile = logFile;
   child.output = [];
@@ -88,10 +102,10 @@ export function outputTail(child, lines = 20) {
 
 /** Runs a command to its end; rejects with the tail of its output when it fails or times out. */
 export async function runToCompletion(command, args, { cwd, env, label, timeoutMs }) {
-  const child = spawnTracked(command, args, { cwd, env, label });
+  const child = spawnTracked(command, args, { cwd, env, label, group: true });
   const timer = setTimeout(() => {
     child.output.push(`(timed out after ${timeoutMs / 1000} s)`);
-    child.kill('SIGKILL');
+    signal(child, 'SIGKILL');
   }, timeoutMs);
   const { code, signal } = await child.exited;
   clearTimeout(timer);
@@ -103,11 +117,21 @@ export async function runToCompletion(command, args, { cwd, env, label, timeoutM
   return child.output;
 }
 
+/** Signals a child, and its whole process group when it was started with one. */
+function signal(child, name) {
+  try {
+    if (child.group) process.kill(-child.pid, name);
+    else child.kill(name);
+  } catch {
+    // already gone
+  }
+}
+
 /** SIGTERM, then SIGKILL when the child has not exited after `timeoutMs`. */
-export async function stopChild(child, { signal = 'SIGTERM', timeoutMs = 5000 } = {}) {
+export async function stopChild(child, { signal: name = 'SIGTERM', timeoutMs = 5000 } = {}) {
   if (!child || child.exitInfo) return;
-  child.kill(signal);
-  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  signal(child, name);
+  const timer = setTimeout(() => signal(child, 'SIGKILL'), timeoutMs);
   await child.exited;
   clearTimeout(timer);
 }
@@ -131,13 +155,7 @@ export function registerCleanup(fn) {
 }
 
 function killAllSync() {
-  for (const child of children) {
-    try {
-      child.kill('SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
+  for (const child of children) signal(child, 'SIGKILL');
   for (const dir of tempDirs) {
     try {
       rmSync(dir, { recursive: true, force: true });
@@ -146,6 +164,11 @@ function killAllSync() {
     }
   }
   tempDirs.clear();
+}
+
+/** Whether the clean-up has begun (after Ctrl-C or a termination signal, before main ends). */
+export function cleaningUpAlready() {
+  return cleaningUp;
 }
 
 /** Stops every child gracefully (then forcefully) and removes the temp dirs. */
@@ -285,6 +308,30 @@ export function rssKb(pid) {
     }
     const out = execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' });
     return Number(out.trim()) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts a new peak-RSS window for `pid` (Linux: writing 5 to clear_refs resets VmHWM to the
+ * current RSS). Returns false when the kernel does not allow it; VmHWM then covers the whole life
+ * of the process.
+ */
+export function resetPeakRss(pid) {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Peak resident set size of a process in kB (VmHWM) since it started or since resetPeakRss. */
+export function peakRssKb(pid) {
+  try {
+    const match = /VmHWM:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : undefined;
   } catch {
     return undefined;
   }

@@ -1,18 +1,29 @@
 /**
- * The printed tables, the targets (throughput, latency, memory, and PostgreSQL against SQLite) and their
- * PASS/MISS verdicts.
+ * The printed report (Markdown), the targets and their PASS/FAIL verdicts. The targets are judged
+ * on the server's CPU time per answered request against a floor measured in the same run, and on
+ * latency, memory and the large dataset's throughput; --compare adds this build against the ref.
  */
 
 export const TARGETS = {
-  fastifyShareOfRaw: 0.5,
-  fastifyP99Ms: 10,
-  expressShareOfNest: 0.85,
+  /** floor = min(bare Nest CPU/req, rawFactor × raw node:http CPU/req), per scenario. */
+  rawFactor: 1.5,
+  distinctScenario: 'status-distinct',
+  /** Service CPU/req at most this many floors on distinct keys, per database. */
+  distinctFloorX: { sqlite: 2.5, postgres: 3 },
+  distinctP99Ms: 10,
+  distinctConnections: 50,
+  /** One repeated key and the catalog: at most this many floors. */
+  floorX: 1.6,
+  floorScenarios: ['status-successful', 'catalog-default', 'catalog-country'],
   peakRssMb: 160,
   largeDatasetShare: 0.8,
   largeDatasetSessions: 1_000_000,
   referenceSessions: 100_000,
-  postgresShareOfSqlite: 0.6,
-  postgresScenario: 'status-pending',
+  /** The log level the targets are set at. */
+  logLevel: 'info',
+  /** --compare: this build at most 5 % fewer req/s and 5 % more CPU per request than the ref. */
+  compareRps: 0.95,
+  compareCpu: 1.05,
 };
 
 export const DATABASE_LABELS = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
@@ -25,6 +36,21 @@ const ms = (n) =>
   n === undefined || n === null ? '–' : Number.isInteger(n) ? String(n) : n.toFixed(2);
 const pct = (r) => (r === undefined || r === null ? '–' : `${Math.round(r * 100)}%`);
 const mb = (n) => (n ? `${Math.round(n)}` : '–');
+const micros = (n) => (n === undefined || n === null ? '–' : n < 100 ? n.toFixed(1) : int(n));
+const times = (r) => (r === undefined || r === null ? '–' : `${r.toFixed(2)}×`);
+const signedPct = (r) => {
+  if (r === undefined || r === null) return '–';
+  const d = Math.round((r - 1) * 1000) / 10;
+  return `${d > 0 ? '+' : ''}${d}%`;
+};
+
+/** Half the range of the repeats relative to the median, e.g. "±3%" (nothing for one run). */
+function spread(m, field) {
+  const r = m?.spread?.[field];
+  const mid = field === 'rps' ? m.rps : m.cpuMicrosPerRequest;
+  if (!r || !mid) return '';
+  return ` ±${Math.round(((r[1] - r[0]) / 2 / mid) * 100)}%`;
+}
 
 function table(header, rows, align) {
   const line = (cells) => `| ${cells.join(' | ')} |`;
@@ -35,26 +61,57 @@ function table(header, rows, align) {
   ].join('\n');
 }
 
+/** The CPU floor of a scenario and the service's multiple of it. */
+export function floorOf(service, raw, nest) {
+  const candidates = [nest?.cpuMicrosPerRequest];
+  if (raw?.cpuMicrosPerRequest !== undefined) {
+    candidates.push(TARGETS.rawFactor * raw.cpuMicrosPerRequest);
+  }
+  const known = candidates.filter((c) => c !== undefined && c !== null);
+  if (known.length === 0) return { floorMicros: undefined, floorRatio: undefined };
+  const floorMicros = Math.round(Math.min(...known) * 10) / 10;
+  const cpu = service?.cpuMicrosPerRequest;
+  return {
+    floorMicros,
+    floorRatio:
+      cpu === undefined || cpu === null ? undefined : Math.round((cpu / floorMicros) * 100) / 100,
+  };
+}
+
+/** How the answers went: non-2xx / errors, or for a mix the share of each status. */
 function outcome(scenario) {
   const m = scenario.service;
   if (!m) return '–';
+  const trouble = m.unexpectedStatus > 0 ? ` (**${int(m.unexpectedStatus)} unexpected**)` : '';
+  if (m.statusesAsked) {
+    const total = Object.values(m.statusCodes).reduce((a, b) => a + b, 0) || 1;
+    const shares = Object.entries(m.statusCodes)
+      .map(([code, n]) => `${code} ${((n / total) * 100).toFixed(1)}%`)
+      .join(', ');
+    return `${shares} / ${int(m.errors + m.timeouts)}${trouble}`;
+  }
   let text = `${int(m.non2xx)} / ${int(m.errors + m.timeouts)}`;
   if (m.non2xx > 0 && m.unexpectedStatus === 0) text += ` (${scenario.expectedStatus} expected)`;
-  if (m.unexpectedStatus > 0) text += ` (**${int(m.unexpectedStatus)} unexpected status**)`;
-  return text;
+  return text + trouble;
 }
 
-/** The Markdown table of one platform (on one database: `title` names both). */
+/** The Markdown table of one platform on one database (`title` names both). */
 export function platformTable(platform, result, title = platform) {
   const rows = result.scenarios.map((s) => [
     s.extra ? `${s.label} ¹` : s.label,
-    int(s.service?.rps),
+    `${int(s.service?.rps)}${spread(s.service, 'rps')}`,
     ms(s.service?.latencyMs.p50),
     ms(s.service?.latencyMs.p99),
+    `${micros(s.service?.cpuMicrosPerRequest)}${spread(s.service, 'cpuMicrosPerRequest')}` +
+      (s.service?.databaseCpuMicrosPerRequest !== undefined
+        ? ` + ${micros(s.service.databaseCpuMicrosPerRequest)}`
+        : ''),
     int(s.raw?.rps),
+    micros(s.raw?.cpuMicrosPerRequest),
     int(s.nest?.rps),
-    pct(s.shareOfRaw),
-    pct(s.shareOfNest),
+    micros(s.nest?.cpuMicrosPerRequest),
+    micros(s.floorMicros),
+    times(s.floorRatio),
     outcome(s),
     mb(s.service?.peakRssMb),
   ]);
@@ -64,15 +121,18 @@ export function platformTable(platform, result, title = platform) {
       'req/s',
       'p50 ms',
       'p99 ms',
-      'raw node:http req/s',
-      `bare Nest + ${platform} req/s`,
-      'vs raw',
-      'vs bare Nest',
-      'non-2xx / errors',
+      'CPU µs/req',
+      'raw req/s',
+      'raw µs/req',
+      'bare Nest req/s',
+      'bare Nest µs/req',
+      'floor µs/req',
+      '× floor',
+      'non-2xx (or statuses) / errors',
       'peak RSS MB',
     ],
     rows,
-    ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
   );
 }
 
@@ -95,180 +155,144 @@ export function comparisonTable(platform, sqlite, postgres) {
       s.extra ? `${s.label} ¹` : s.label,
       rpsWithTrouble(a),
       ms(a?.latencyMs.p99),
+      micros(a?.cpuMicrosPerRequest),
       rpsWithTrouble(b),
       ms(b?.latencyMs.p99),
+      `${micros(b?.cpuMicrosPerRequest)} + ${micros(b?.databaseCpuMicrosPerRequest)}`,
       a && b ? pct(b.rps / a.rps) : '–',
-      int(s.raw?.rps),
       `${mb(a?.peakRssMb)} / ${mb(b?.peakRssMb)}`,
-      `${a?.serverCpuPercent ?? '?'} / ${b?.serverCpuPercent ?? '?'} + ${b?.databaseCpuPercent ?? '?'}`,
     ];
   });
   return table(
     [
       `${platform}: scenario`,
       'SQLite req/s',
-      'SQLite p99 ms',
+      'p99 ms',
+      'CPU µs/req',
       'PostgreSQL req/s',
-      'PostgreSQL p99 ms',
-      'PostgreSQL / SQLite',
-      'raw node:http req/s',
+      'p99 ms',
+      'CPU µs/req service + PostgreSQL',
+      'PostgreSQL / SQLite req/s',
       'peak RSS MB SQLite / PostgreSQL',
-      'CPU % SQLite / PostgreSQL + its server',
     ],
     rows,
     ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
   );
 }
 
-function describeScenarios(list, fn) {
-  return list.map((s) => `${s.label} ${fn(s)}`).join('; ');
-}
+/* ------------------------------------------------------------------------------------------ */
+/* Targets                                                                                     */
+
+const verdict = (ok) => (ok ? 'PASS' : 'FAIL');
 
 /**
- * PASS/MISS of every target that this run can judge, on one database: `run.platforms`
- * holds that database's results. With `database`, target names say which database they judge.
+ * PASS/FAIL of every target this run can judge, on one database (`run.platforms`: that
+ * database's results per platform). `reference`: the last 100,000-session results of this
+ * database, per platform (for a 1,000,000-session run).
  */
-export function evaluateTargets(run, reference, { database } = {}) {
+export function evaluateTargets(run, reference, { database }) {
   const verdicts = [];
-  const named = (text) => (database ? `${DATABASE_LABELS[database]}: ${text}` : text);
-  const rerun =
-    database && database !== 'sqlite' ? `npm run bench -- --database ${database}` : 'npm run bench';
-  const core = (p) => p.scenarios.filter((s) => !s.extra && s.service);
-
-  const fastify = run.platforms.fastify;
-  const fastifyName = named(
-    `Fastify: every scenario ≥ ${pct(TARGETS.fastifyShareOfRaw)} of raw node:http, p99 ≤ ${TARGETS.fastifyP99Ms} ms`,
-  );
-  if (!fastify) {
-    verdicts.push({ target: fastifyName, verdict: 'not run', detail: 'not in --platform' });
-  } else if (fastify.status !== 'measured') {
-    verdicts.push({ target: fastifyName, verdict: 'NOT TESTABLE', detail: fastify.error });
-  } else {
-    const list = core(fastify);
-    const misses = list.filter(
-      (s) =>
-        s.shareOfRaw < TARGETS.fastifyShareOfRaw || s.service.latencyMs.p99 > TARGETS.fastifyP99Ms,
-    );
-    verdicts.push({
-      target: fastifyName,
-      verdict: misses.length === 0 ? 'PASS' : 'MISS',
-      detail: describeScenarios(
-        misses.length ? misses : list,
-        (s) => `${pct(s.shareOfRaw)}, p99 ${ms(s.service.latencyMs.p99)} ms`,
-      ),
-    });
-  }
-
-  const express = run.platforms.express;
-  const expressName = named(
-    `Express: every scenario ≥ ${pct(TARGETS.expressShareOfNest)} of bare Nest + Express`,
-  );
-  if (!express) {
-    verdicts.push({ target: expressName, verdict: 'not run', detail: 'not in --platform' });
-  } else if (express.status !== 'measured') {
-    verdicts.push({ target: expressName, verdict: 'NOT TESTABLE', detail: express.error });
-  } else {
-    const list = core(express);
-    const misses = list.filter((s) => s.shareOfNest < TARGETS.expressShareOfNest);
-    verdicts.push({
-      target: expressName,
-      verdict: misses.length === 0 ? 'PASS' : 'MISS',
-      detail: describeScenarios(misses.length ? misses : list, (s) => pct(s.shareOfNest)),
-    });
-  }
-
-  const measured = Object.entries(run.platforms).filter(([, p]) => p.status === 'measured');
-  const rssName = named(`Peak RSS of the service under load ≤ ${TARGETS.peakRssMb} MB`);
-  if (measured.length === 0) {
-    verdicts.push({ target: rssName, verdict: 'NOT TESTABLE', detail: 'no platform measured' });
-  } else {
-    const over = measured.filter(([, p]) => p.peakRssMb > TARGETS.peakRssMb);
-    verdicts.push({
-      target: rssName,
-      verdict: over.length === 0 ? 'PASS' : 'MISS',
-      detail: measured.map(([name, p]) => `${name} ${mb(p.peakRssMb)} MB`).join(', '),
-    });
-  }
-
-  const largeName = named(
-    `Status lookups with ${int(TARGETS.largeDatasetSessions)} sessions ≥ ${pct(TARGETS.largeDatasetShare)} of the throughput with ${int(TARGETS.referenceSessions)}`,
-  );
-  if (run.options.sessions < TARGETS.largeDatasetSessions) {
-    verdicts.push({
-      target: largeName,
-      verdict: 'n/a',
-      detail: `this run has ${int(run.options.sessions)} sessions; run with --sessions ${TARGETS.largeDatasetSessions}`,
-    });
-  } else if (!reference) {
-    verdicts.push({
-      target: largeName,
-      verdict: 'n/a',
-      detail: `no ${int(TARGETS.referenceSessions)}-session result in bench/results.json (run ${rerun} first)`,
-    });
-  } else {
-    const comparisons = largeDatasetComparison(run, reference);
-    if (comparisons.length === 0) {
-      verdicts.push({ target: largeName, verdict: 'n/a', detail: 'no common platform measured' });
-    } else {
-      const misses = comparisons.filter((c) => c.share < TARGETS.largeDatasetShare);
+  const o = run.options;
+  const atLevel =
+    o.logLevel === TARGETS.logLevel
+      ? ''
+      : ` (run at --log-level ${o.logLevel}; the targets are set at ${TARGETS.logLevel})`;
+  const dbLabel = DATABASE_LABELS[database];
+  const distinctX = TARGETS.distinctFloorX[database];
+  const rerun = database === 'sqlite' ? 'npm run bench' : `npm run bench -- --database ${database}`;
+  for (const platform of o.platforms) {
+    const result = run.platforms[platform];
+    const named = (text) => `${platform}, ${dbLabel}: ${text}`;
+    const push = (target, v, detail) =>
       verdicts.push({
-        target: largeName,
-        verdict: misses.length === 0 ? 'PASS' : 'MISS',
-        detail: (misses.length ? misses : comparisons)
-          .map((c) => `${c.platform} ${c.label} ${pct(c.share)}`)
-          .join('; '),
+        target: named(target),
+        platform,
+        database,
+        verdict: v,
+        detail: v === 'PASS' || v === 'FAIL' ? detail + atLevel : detail,
       });
+    const distinctName = `distinct keys, CPU/req ≤ ${distinctX} × floor, p99 ≤ ${TARGETS.distinctP99Ms} ms`;
+    const floorName = `SUCCESSFUL key and catalog, CPU/req ≤ ${TARGETS.floorX} × floor`;
+    const rssName = `peak RSS ≤ ${TARGETS.peakRssMb} MB in every scenario`;
+    const largeName = `distinct keys with ${int(TARGETS.largeDatasetSessions)} sessions ≥ ${pct(TARGETS.largeDatasetShare)} of the req/s with ${int(TARGETS.referenceSessions)}`;
+    if (!result || result.status !== 'measured') {
+      const why = result?.error ?? 'not measured';
+      for (const name of [distinctName, floorName, rssName]) push(name, 'NOT TESTABLE', why);
+      continue;
+    }
+    const byId = new Map(result.scenarios.map((s) => [s.id, s]));
+
+    const d = byId.get(TARGETS.distinctScenario);
+    if (!d) {
+      push(distinctName, 'not run', `scenario ${TARGETS.distinctScenario} not in --scenarios`);
+    } else {
+      const p99 = d.service?.latencyMs.p99;
+      const okCpu = d.floorRatio !== undefined && d.floorRatio <= distinctX;
+      const okP99 = p99 !== undefined && p99 <= TARGETS.distinctP99Ms;
+      const atConnections =
+        o.connections === TARGETS.distinctConnections
+          ? ''
+          : ` (at ${o.connections} connections; the p99 target is set at ${TARGETS.distinctConnections})`;
+      push(
+        distinctName,
+        verdict(okCpu && okP99),
+        `${micros(d.service?.cpuMicrosPerRequest)} µs/req = ${times(d.floorRatio)} floor ` +
+          `(${micros(d.floorMicros)} µs), p99 ${ms(p99)} ms${atConnections}`,
+      );
+    }
+
+    const listed = TARGETS.floorScenarios.map((id) => byId.get(id)).filter(Boolean);
+    if (listed.length === 0) {
+      push(floorName, 'not run', `none of ${TARGETS.floorScenarios.join(', ')} in --scenarios`);
+    } else {
+      const ok = listed.every((s) => s.floorRatio !== undefined && s.floorRatio <= TARGETS.floorX);
+      push(floorName, verdict(ok), listed.map((s) => `${s.id} ${times(s.floorRatio)}`).join(', '));
+    }
+
+    const rss = result.scenarios.map((s) => s.service?.peakRssMb ?? 0);
+    const worst = result.scenarios.reduce((a, s) =>
+      (s.service?.peakRssMb ?? 0) > (a.service?.peakRssMb ?? 0) ? s : a,
+    );
+    push(
+      rssName,
+      verdict(Math.max(...rss) <= TARGETS.peakRssMb),
+      `highest ${mb(worst.service?.peakRssMb)} MB (${worst.id})`,
+    );
+
+    if (o.sessions < TARGETS.largeDatasetSessions) {
+      push(largeName, 'n/a', `this run has ${int(o.sessions)} sessions`);
+    } else if (!d) {
+      push(largeName, 'not run', `scenario ${TARGETS.distinctScenario} not in --scenarios`);
+    } else {
+      const c = largeDatasetComparison({ platforms: { [platform]: result } }, reference).find(
+        (x) => x.id === TARGETS.distinctScenario,
+      );
+      if (!c) {
+        push(
+          largeName,
+          'n/a',
+          `no ${int(TARGETS.referenceSessions)}-session result with ${TARGETS.distinctScenario} for ${platform} in bench/results.json (run ${rerun} first)`,
+        );
+      } else {
+        push(
+          largeName,
+          verdict(c.share >= TARGETS.largeDatasetShare),
+          `${pct(c.share)} relative to each run's raw baseline (${int(c.rps)} vs ${int(c.referenceRps)} req/s, ${pct(c.rawShare)} plain, reference ${c.referenceDate.slice(0, 16).replace('T', ' ')})`,
+        );
+      }
     }
   }
   return verdicts;
 }
 
 /**
- * PostgreSQL against SQLite in the same run: the status lookup of one PENDING key (it reaches the
- * database on every request) keeps at least TARGETS.postgresShareOfSqlite of SQLite's req/s.
- */
-export function evaluateCrossDatabaseTarget(run) {
-  const target = `PostgreSQL: status, PENDING key ≥ ${pct(TARGETS.postgresShareOfSqlite)} of the SQLite req/s in the same run`;
-  const sqlite = run.databases.sqlite?.platforms;
-  const postgres = run.databases.postgres?.platforms;
-  if (!postgres) return { target, verdict: 'not run', detail: 'no --database postgres' };
-  if (!sqlite) {
-    return { target, verdict: 'n/a', detail: 'SQLite not measured in this run (postgres-only)' };
-  }
-  const found = [];
-  const untestable = [];
-  for (const [platform, p] of Object.entries(postgres)) {
-    const q = sqlite[platform];
-    if (p.status !== 'measured' || q?.status !== 'measured') {
-      untestable.push(`${platform}: ${p.status !== 'measured' ? p.error : q?.error}`);
-      continue;
-    }
-    const a = q.scenarios.find((s) => s.id === TARGETS.postgresScenario)?.service;
-    const b = p.scenarios.find((s) => s.id === TARGETS.postgresScenario)?.service;
-    if (a && b) found.push({ platform, share: b.rps / a.rps, sqlite: a.rps, postgres: b.rps });
-  }
-  if (untestable.length) return { target, verdict: 'NOT TESTABLE', detail: untestable.join('; ') };
-  if (found.length === 0) {
-    return { target, verdict: 'n/a', detail: `scenario ${TARGETS.postgresScenario} not run` };
-  }
-  return {
-    target,
-    verdict: found.every((f) => f.share >= TARGETS.postgresShareOfSqlite) ? 'PASS' : 'MISS',
-    detail: found
-      .map((f) => `${f.platform} ${pct(f.share)} (${int(f.postgres)} vs ${int(f.sqlite)} req/s)`)
-      .join('; '),
-  };
-}
-
-/**
  * Status scenarios of this (large) run against the same platform and scenario of the reference:
- * `reference` maps a platform to `{ date, result }` (bench/results.json,
- * byDatabase.<database>["100000"]).
+ * `reference` maps a platform to `{ date, result }` (bench/results.json, runs of 100,000 sessions).
  */
 export function largeDatasetComparison(run, reference) {
   const out = [];
   for (const [platform, result] of Object.entries(run.platforms)) {
-    const ref = reference[platform]?.result;
+    const ref = reference?.[platform]?.result;
     if (result.status !== 'measured' || ref?.status !== 'measured') continue;
     for (const s of result.scenarios) {
       if (!s.id.startsWith('status-') || !s.service) continue;
@@ -303,10 +327,9 @@ export function targetsTable(verdicts) {
 }
 
 export function largeDatasetTable(comparisons, database) {
-  const on = database ? ` on ${DATABASE_LABELS[database]}` : '';
   return table(
     [
-      `status lookup with ${int(TARGETS.largeDatasetSessions)} sessions${on}`,
+      `status lookup with ${int(TARGETS.largeDatasetSessions)} sessions on ${DATABASE_LABELS[database]}`,
       'req/s',
       `req/s with ${int(TARGETS.referenceSessions)}`,
       'share of req/s',
@@ -322,6 +345,53 @@ export function largeDatasetTable(comparisons, database) {
     ['l', 'r', 'r', 'r', 'r'],
   );
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* --compare                                                                                   */
+
+/** This build against the ref, per scenario, on one platform and database. */
+export function compareRows(result) {
+  return result.scenarios
+    .filter((s) => s.service && s.ref)
+    .map((s) => {
+      const rpsRatio = s.service.rps / s.ref.rps;
+      const cpuRatio =
+        s.service.cpuMicrosPerRequest && s.ref.cpuMicrosPerRequest
+          ? s.service.cpuMicrosPerRequest / s.ref.cpuMicrosPerRequest
+          : undefined;
+      const ok =
+        rpsRatio >= TARGETS.compareRps && cpuRatio !== undefined && cpuRatio <= TARGETS.compareCpu;
+      return { id: s.id, label: s.label, this: s.service, ref: s.ref, rpsRatio, cpuRatio, ok };
+    });
+}
+
+export function compareTable(title, rows) {
+  return table(
+    [
+      `${title}: scenario`,
+      'this req/s',
+      'ref req/s',
+      'this / ref',
+      'this CPU µs/req',
+      'ref CPU µs/req',
+      'this / ref',
+      'result',
+    ],
+    rows.map((r) => [
+      r.label,
+      `${int(r.this.rps)}${spread(r.this, 'rps')}`,
+      `${int(r.ref.rps)}${spread(r.ref, 'rps')}`,
+      `${pct(r.rpsRatio)} (${signedPct(r.rpsRatio)})`,
+      `${micros(r.this.cpuMicrosPerRequest)}${spread(r.this, 'cpuMicrosPerRequest')}`,
+      `${micros(r.ref.cpuMicrosPerRequest)}${spread(r.ref, 'cpuMicrosPerRequest')}`,
+      `${pct(r.cpuRatio)} (${signedPct(r.cpuRatio)})`,
+      verdict(r.ok),
+    ]),
+    ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'l'],
+  );
+}
+
+/* ------------------------------------------------------------------------------------------ */
 
 const seconds = (n) => (n === undefined || n === null ? '–' : `${n} s`);
 
@@ -360,36 +430,65 @@ function databasesParagraph(run) {
 }
 
 const BASELINE_NOTE =
-  'Baselines serve byte-identical bodies with the same status and headers as the service ' +
-  '(Date, Connection and Keep-Alive come from Node; X-Request-Id is a fresh UUID in all ' +
-  'three; the baselines replay X-RateLimit-Remaining as captured).';
+  'Baselines serve byte-identical bodies with the same status and headers as the service for ' +
+  'every captured answer (Date, Connection and Keep-Alive come from Node; X-Request-Id is a ' +
+  'fresh UUID in all three; the baselines replay X-RateLimit-Remaining as captured). For keys ' +
+  'they were not shown (random PENDING keys, distinct keys) they answer the captured answer of ' +
+  'a key of the same status (SUCCESSFUL, FAILED, PENDING, NOT_COMPLETED, or the 404 of an ' +
+  'unknown key).';
 
 const COMPARISON_NOTE =
   'Both databases in one run: per scenario the service on SQLite, then on PostgreSQL (both ' +
-  'started from the same build with the same settings), then the baselines, so ratios compare ' +
-  'the same machine state. PostgreSQL / SQLite: req/s ratio. CPU: share of one core of the ' +
-  "service process, and for PostgreSQL also of the database server's processes (postmaster and " +
-  'backends). Per-database details follow.';
+  'started from the same build with the same settings), then the baselines. PostgreSQL / ' +
+  "SQLite: req/s ratio. CPU on PostgreSQL: the service process, + the database server's " +
+  'processes (postmaster and backends) per answered request; the targets judge the service ' +
+  'process. Per-database details follow.';
+
+const FLOOR_NOTE =
+  'CPU µs/req: utime + stime of the server process (and its children, if any) over the ' +
+  'measured window, per answered request (on PostgreSQL, + the database server per request). ' +
+  `floor = min(bare Nest CPU/req, ${TARGETS.rawFactor} × raw CPU/req), per scenario, from the ` +
+  'same run; × floor: the service against it. p50/p99: autocannon latency percentiles. peak ' +
+  'RSS: VmHWM of the service over warm-up and measurement. ± (with --repeat): half the range ' +
+  'of the repeats, relative to the median.';
+
+function machineLine(run) {
+  const m = run.machine;
+  const la = (l) => (l ? l.map((n) => n.toFixed(2)).join(' / ') : '?');
+  return (
+    `${m.cpuModel}, nproc ${m.cpus}, ${m.memoryGb} GB, ${m.os}; load average ${la(m.loadAverage)} ` +
+    `at the start, ${la(run.loadAverageAtEnd)} at the end`
+  );
+}
 
 /** The whole printed report (Markdown, so it can go into the README as it is). */
 export function formatReport(run, verdicts) {
   const o = run.options;
-  const m = run.machine;
   const databases = Object.keys(run.databases);
-  // A run of SQLite alone prints what it printed before PostgreSQL existed.
-  const labelled = !(databases.length === 1 && databases[0] === 'sqlite');
   const dataset = run.databases[databases[0]].dataset;
+  const compare = run.compare;
   const out = [
-    `## Benchmark ${run.date.slice(0, 10)}`,
+    `## Benchmark ${run.date.slice(0, 10)}${o.quick ? ' (quick run: short, noisy, not for decisions)' : ''}`,
     '',
-    `\`${run.command}\` — ${m.cpuModel} × ${m.cpus}, ${m.memoryGb} GB, ${m.os}, Node.js ${run.node}, ` +
-      `autocannon ${run.autocannon} on the same machine; ${int(o.connections)} connections, ` +
-      `${o.warmup} s warm-up + ${o.duration} s per scenario and server${o.repeat > 1 ? `, median of ${o.repeat} runs` : ''}; ` +
-      `dataset ${int(dataset.pairs)} catalog pairs (${int(dataset.enabledPairs)} enabled, ` +
-      `${dataset.countries} countries), ${int(dataset.sessions)} payment sessions.`,
+    `\`${run.command}\` — ${machineLine(run)}; Node.js ${run.node}, autocannon ${run.autocannon} ` +
+      `on the same machine; ${int(o.connections)} connections, ${o.warmup} s warm-up + ` +
+      `${o.duration} s per scenario and server${o.repeat > 1 ? `, median of ${o.repeat} runs` : ''}; ` +
+      `LOG_LEVEL=${o.logLevel}; dataset ${int(dataset.pairs)} catalog pairs (${int(dataset.enabledPairs)} ` +
+      `enabled, ${dataset.countries} countries), ${int(dataset.sessions)} payment sessions; ` +
+      `this build: ${run.commit ? run.commit.slice(0, 12) : 'unknown commit'}${run.dirty ? ' with uncommitted changes' : ''}.`,
     '',
   ];
-  if (labelled) out.push(databasesParagraph(run), '');
+  if (run.distinct) {
+    const mix = Object.entries(run.distinct.mix)
+      .map(([cls, share]) => `${cls} ${Math.round(share * 1000) / 10}%`)
+      .join(', ');
+    out.push(
+      `Distinct keys: ${int(run.distinct.keys)} keys (${mix}), each asked twice, in blocks of ` +
+        `${int(run.distinct.blockKeys)} keys.`,
+      '',
+    );
+  }
+  out.push(databasesParagraph(run), '');
   if (run.databases.sqlite && run.databases.postgres) {
     for (const platform of o.platforms) {
       const a = run.databases.sqlite.platforms[platform];
@@ -402,7 +501,7 @@ export function formatReport(run, verdicts) {
   }
   for (const database of databases) {
     for (const [platform, result] of Object.entries(run.databases[database].platforms)) {
-      const title = labelled ? `${platform} on ${DATABASE_LABELS[database]}` : platform;
+      const title = `${platform} on ${DATABASE_LABELS[database]}`;
       if (result.status !== 'measured') {
         out.push(`**${title}: not testable** — ${result.error}`, '');
         continue;
@@ -410,7 +509,6 @@ export function formatReport(run, verdicts) {
       out.push(platformTable(platform, result, title), '');
       const label = DATABASE_LABELS[database];
       if (result.databaseDifferences) {
-        // Baselines replay the first database's answers; this one is compared with those.
         const reference = DATABASE_LABELS[result.databaseReference];
         if (result.databaseDifferences.length === 0) {
           out.push(
@@ -423,15 +521,14 @@ export function formatReport(run, verdicts) {
           for (const d of result.databaseDifferences) out.push(`- ${d}`);
           out.push('');
         }
-      } else if (result.baselineDifferences.length === 0) {
-        out.push(BASELINE_NOTE, '');
-      } else {
+      } else if (result.baselineDifferences.length > 0) {
         out.push(`**Baseline differences** (${title}):`);
         for (const d of result.baselineDifferences) out.push(`- ${d}`);
         out.push('');
       }
     }
   }
+  out.push(BASELINE_NOTE, '', FLOOR_NOTE, '');
   const allPlatforms = databases.flatMap((database) =>
     Object.entries(run.databases[database].platforms).map(([platform, result]) => ({
       database,
@@ -441,19 +538,18 @@ export function formatReport(run, verdicts) {
   );
   if (allPlatforms.some(({ result }) => result.scenarios?.some((s) => s.extra))) {
     out.push(
-      '¹ Extra scenario, not part of the targets: PENDING lookups spread over many keys, so the ' +
-        'database does real index lookups; used for the 1,000,000-session comparison.',
+      '¹ Extra scenario, not part of the targets: PENDING lookups spread over many keys.',
       '',
     );
   }
   const busy = new Map();
   for (const { database, platform, result } of allPlatforms) {
     for (const s of result.scenarios ?? []) {
-      for (const server of ['service', 'raw', 'nest']) {
+      for (const server of ['service', 'ref', 'raw', 'nest']) {
         const m = s[server];
         const other = Math.max(m?.otherProcessesCpuPercent ?? 0, m?.stealPercent ?? 0);
         // The baselines appear under every database: count each measurement once.
-        const name = server === 'service' && labelled ? DATABASE_LABELS[database] : server;
+        const name = server === 'service' || server === 'ref' ? `${server} ${database}` : server;
         const key = `${platform} ${s.id} ${name}`;
         if (other > BUSY_MACHINE_PERCENT) busy.set(key, { platform, s, server: name, other });
       }
@@ -469,18 +565,38 @@ export function formatReport(run, verdicts) {
       '',
     );
   }
-  out.push(
-    'req/s: mean over the measured seconds; p50/p99: autocannon latency percentiles; vs raw / vs ' +
-      "bare Nest: the service's req/s as a share of the baseline's, measured right after it; " +
-      'non-2xx / errors: responses other than 2xx (the 404 scenario expects them) / socket errors ' +
-      'and timeouts; peak RSS: the service process, sampled every 200 ms during warm-up and run' +
-      (run.databases.postgres ? " (PostgreSQL's own processes are not included)." : '.'),
-    '',
-  );
   for (const database of databases) {
     const comparisons = run.databases[database].largeDataset ?? [];
-    if (comparisons.length > 0) {
-      out.push(largeDatasetTable(comparisons, labelled ? database : undefined), '');
+    if (comparisons.length > 0) out.push(largeDatasetTable(comparisons, database), '');
+  }
+  if (compare) {
+    out.push(
+      `### This build against ${compare.ref} (${compare.commit.slice(0, 12)})`,
+      '',
+      `Measured alternately, this then ref, ${o.repeat} time(s) per scenario; the same dataset ` +
+        `and settings (the ref reads the database this build's seed script made; ` +
+        `${compare.migrationDifferences.length === 0 ? 'both have the same migrations' : `**migrations differ: ${compare.migrationDifferences.join('; ')}**`}). ` +
+        `The ref ran with ${compare.modules}, Node flags ${compare.nodeFlags.join(' ')}` +
+        `${compare.nodeFlags.join(' ') === run.nodeFlags.join(' ') ? ' (as this build)' : ` (this build: ${run.nodeFlags.join(' ')})`}. ` +
+        `Target: at most ${pct(1 - TARGETS.compareRps)} fewer req/s and at most ` +
+        `${pct(TARGETS.compareCpu - 1)} more CPU µs per request than the ref.`,
+      '',
+    );
+    for (const database of databases) {
+      for (const [platform, result] of Object.entries(run.databases[database].platforms)) {
+        if (result.status !== 'measured') continue;
+        const title = `${platform} on ${DATABASE_LABELS[database]}`;
+        if (result.refStatus && result.refStatus !== 'measured') {
+          out.push(`**${title}: ref not measured** — ${result.refError}`, '');
+          continue;
+        }
+        out.push(compareTable(title, compareRows(result)), '');
+        if (result.refDifferences?.length) {
+          out.push(`The ref answers differently (${title}):`);
+          for (const d of result.refDifferences) out.push(`- ${d}`);
+          out.push('');
+        }
+      }
     }
   }
   out.push(targetsTable(verdicts));
