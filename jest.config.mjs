@@ -37,7 +37,10 @@ const SQLITE_ONLY = [
 /** Express beside Fastify in one spec: run once, by the e2e-express project. */
 const BOTH_PLATFORMS = ['/test/parity\\.e2e-spec\\.ts$'];
 /** Specs that need PostgreSQL: run by the e2e-postgres and multi-instance projects. */
-const POSTGRES_ONLY = ['/test/postgres\\.e2e-spec\\.ts$', '/test/multi-instance\\.e2e-spec\\.ts$'];
+const POSTGRES_ONLY = [
+  '/test/postgres\\.e2e-spec\\.ts$',
+  '/test/multi-instance[\\w-]*\\.e2e-spec\\.ts$',
+];
 
 /** The end-to-end suite once per HTTP platform: same specs, HTTP_PLATFORM set per project. */
 const e2e = (platform) => ({
@@ -86,7 +89,7 @@ export default {
       ...base,
       displayName: 'multi-instance',
       roots: ['<rootDir>/test'],
-      testMatch: ['**/multi-instance.e2e-spec.ts'],
+      testMatch: ['**/multi-instance*.e2e-spec.ts'],
       testTimeout: 120000,
     },
   ],

@@ -1,0 +1,152 @@
+import pg from 'pg';
+import { MainProcess, startMain } from './support/main-process.js';
+import { PostgresServer, startPostgres } from './support/servers.js';
+import {
+  ADMIN_TOKEN,
+  adminHeaders as admin,
+  http,
+  successfulResponse,
+  TEST_CALLBACK_SECRET_KEY,
+} from './support/test-app.js';
+
+let postgres: PostgresServer;
+let a: MainProcess;
+let b: MainProcess;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** Operators, the audit trail and the retention of personal data across two instances. */
+describe('operators and the audit trail on two instances (e2e)', () => {
+  beforeAll(async () => {
+    postgres = await startPostgres();
+    const env = {
+      DATABASE_URL: postgres.url,
+      ADMIN_TOKEN,
+      CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY,
+      PERSONAL_DATA_RETENTION_DAYS: '30',
+      PERSONAL_DATA_SWEEP_SECONDS: '1',
+      LOG_LEVEL: 'warn',
+    };
+    [a, b] = await Promise.all([startMain(env), startMain(env)]);
+    const created = await http(`${a.url}/admin/merchants`, {
+      method: 'POST',
+      headers: admin,
+      body: { id: 'acme', name: 'Acme' },
+    });
+    expect(created.status).toBe(201);
+  });
+
+  afterAll(async () => {
+    for (const instance of [a, b]) instance?.child.kill('SIGKILL');
+    await postgres?.destroy();
+  });
+
+  it('refuses an operator revoked through one instance on the other within 1 s', async () => {
+    const created = await http(`${a.url}/admin/operators`, {
+      method: 'POST',
+      headers: admin,
+      body: { name: 'temp', role: 'viewer' },
+    });
+    expect(created.status).toBe(201);
+    const token = created.body.token as string;
+    expect((await http(`${b.url}/metrics`, { headers: bearer(token) })).status).toBe(200);
+    const revoked = await http(`${a.url}/admin/operators/${created.body.id}`, {
+      method: 'DELETE',
+      headers: admin,
+    });
+    expect(revoked.status).toBe(204);
+    const at = Date.now();
+    expect((await http(`${a.url}/metrics`, { headers: bearer(token) })).status).toBe(403);
+    let refusedAfter = Infinity;
+    while (Date.now() - at < 3000) {
+      if ((await http(`${b.url}/metrics`, { headers: bearer(token) })).status === 403) {
+        refusedAfter = Date.now() - at;
+        break;
+      }
+      await sleep(20);
+    }
+    expect(refusedAfter).toBeLessThan(1000);
+  });
+
+  it('keeps one chain when both instances append at once', async () => {
+    const writes = Array.from({ length: 40 }, (_, i) =>
+      http(`${(i % 2 ? a : b).url}/admin/crypto-pairs`, {
+        method: 'POST',
+        headers: admin,
+        body: {
+          currencyCode: `C${i}`,
+          currencyName: `Coin ${i}`,
+          protocol: 'P',
+          countryCode: 'IE',
+        },
+      }),
+    );
+    expect((await Promise.all(writes)).map((r) => r.status)).toEqual(Array(40).fill(201));
+    for (const instance of [a, b]) {
+      const verified = await http(`${instance.url}/admin/audit-events/verify`, { headers: admin });
+      expect(verified.body).toMatchObject({ valid: true });
+      expect(verified.body.events).toBeGreaterThanOrEqual(41);
+    }
+    const listed = await http(`${a.url}/admin/audit-events?action=createCryptoPair&size=100`, {
+      headers: admin,
+    });
+    expect(listed.body.page.total).toBe(40);
+  });
+
+  it('erases personal data past retention once, whichever instance sweeps', async () => {
+    const keys = Array.from({ length: 30 }, (_, i) => `vk_retention_${i}`);
+    for (const [i, key] of keys.entries()) {
+      const r = await http(`${(i % 2 ? a : b).url}/admin/payment-sessions/${key}`, {
+        method: 'PUT',
+        headers: admin,
+        body: {
+          merchantId: 'acme',
+          status: 'SUCCESSFUL',
+          paymentResponse: successfulResponse({ customerFirstName: 'Oisin' }),
+        },
+      });
+      expect(r.status).toBe(201);
+    }
+    const client = new pg.Client({ connectionString: postgres.url });
+    await client.connect();
+    try {
+      await client.query(
+        "UPDATE payment_session SET final_at = $1 WHERE validation_key LIKE 'vk_retention_%'",
+        [Date.now() - 31 * 24 * 60 * 60 * 1000],
+      );
+      const deadline = Date.now() + 15_000;
+      let left = keys.length;
+      while (left > 0 && Date.now() < deadline) {
+        await sleep(200);
+        const { rows } = await client.query<{ n: string }>(
+          "SELECT COUNT(*) AS n FROM payment_session WHERE validation_key LIKE 'vk_retention_%' AND payment_response LIKE '%Oisin%'",
+        );
+        left = Number(rows[0].n);
+      }
+      expect(left).toBe(0);
+      const { rows } = await client.query<{ changes: string }>(
+        "SELECT changes FROM audit_event WHERE action = 'erasePersonalDataOnRetention'",
+      );
+      const erased = rows.reduce(
+        (sum, row) => sum + Number(JSON.parse(row.changes).sessions.new),
+        0,
+      );
+      expect(erased).toBe(keys.length);
+    } finally {
+      await client.end();
+    }
+    const key = await http(`${a.url}/admin/merchants/acme/api-keys`, {
+      method: 'POST',
+      headers: admin,
+    });
+    for (const instance of [a, b]) {
+      const status = await http(`${instance.url}/api/gateway/payment-status/${keys[0]}`, {
+        headers: { key: key.body.apiKey },
+      });
+      expect(status.status).toBe(200);
+      expect(status.body.payload[0].paymentResponse).not.toHaveProperty('customerFirstName');
+      expect(status.body.payload[0].paymentResponse.traceId).toBe('TRC-1');
+    }
+  });
+});
