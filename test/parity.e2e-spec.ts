@@ -1,5 +1,7 @@
 import {
   CorpusAnswer,
+  CorpusRequest,
+  PARITY_MERCHANT_KEY,
   PARITY_SEED,
   parityCorpus,
   sendCorpusRequest,
@@ -61,5 +63,61 @@ describe('platform parity (e2e, Express beside Fastify)', () => {
     }
     expect(differences).toEqual([]);
     expect(serverErrors).toEqual([]);
+  }, 120_000);
+});
+
+describe('platform parity under CONTEXT_PATH (e2e, Express beside Fastify)', () => {
+  const env = {
+    AUTH_MODE: 'api-key',
+    CONTEXT_PATH: '/pegasus-ci',
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    RATE_LIMIT_STATUS_NOT_FOUND_PER_MINUTE: '1000000',
+  };
+  let express: TestApp;
+  let fastify: TestApp;
+
+  beforeAll(async () => {
+    [express, fastify] = await Promise.all([
+      startTestApp({ ...env, HTTP_PLATFORM: 'express' }),
+      startTestApp({ ...env, HTTP_PLATFORM: 'fastify' }),
+    ]);
+    await Promise.all([express.seed(PARITY_SEED), fastify.seed(PARITY_SEED)]);
+  });
+  afterAll(async () => {
+    await Promise.all([express?.close(), fastify?.close()]);
+  });
+
+  it('answers the corpus below the prefix, and spellings of the prefix itself, alike', async () => {
+    const origin = (url: string) => new URL(url).origin;
+    const prefixSpellings = [
+      '/PEGASUS-CI/api/crypto-currency-protocol-processors',
+      '/Pegasus-CI/api/gateway/payment-status/vk_parity_success_0001',
+      '/pegasus-ci/../api/crypto-currency-protocol-processors',
+      '//pegasus-ci/api/crypto-currency-protocol-processors',
+      '/pegasus-ci/',
+      '/pegasus-ci',
+      '/pegasus-cix/api/crypto-currency-protocol-processors',
+      '/%70egasus-ci/api/crypto-currency-protocol-processors',
+      '/api/crypto-currency-protocol-processors',
+      '/docs',
+    ].flatMap((path): CorpusRequest[] => [
+      { label: path, method: 'GET', path, headers: {} },
+      { label: `${path} with a key`, method: 'GET', path, headers: { key: PARITY_MERCHANT_KEY } },
+    ]);
+    const differences: string[] = [];
+    const check = async (entry: CorpusRequest, expressUrl: string, fastifyUrl: string) => {
+      const onExpress = await sendCorpusRequest(expressUrl, entry);
+      const onFastify = await sendCorpusRequest(fastifyUrl, entry);
+      if (JSON.stringify(onExpress) !== JSON.stringify(onFastify) || onExpress.status >= 500) {
+        differences.push(
+          `${entry.method} ${entry.path.slice(0, 80)}: ${JSON.stringify(onExpress)} / ${JSON.stringify(onFastify)}`,
+        );
+      }
+    };
+    for (const entry of parityCorpus()) await check(entry, express.url, fastify.url);
+    for (const entry of prefixSpellings) {
+      await check(entry, origin(express.url), origin(fastify.url));
+    }
+    expect(differences).toEqual([]);
   }, 120_000);
 });

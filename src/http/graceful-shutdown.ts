@@ -10,8 +10,8 @@ const CLOSING_MARGIN_MS = 500;
 
 /**
  * SIGTERM and SIGINT: readiness answers 503 at once, no new connection is accepted, requests in
- * flight and still to come on open connections are answered with `Connection: close`, idle
- * connections close at the end of their keep-alive time (see NodeServer.drain), then the
+ * flight and still to come on open connections are answered with `Connection: close`, a
+ * connection quiet for DRAIN_QUIET_MS is closed (see NodeServer.drain), then the
  * application closes (database included), logs are flushed, and the process exits 0 within
  * SHUTDOWN_TIMEOUT_MS, closing what is left at the deadline.
  */

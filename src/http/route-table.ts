@@ -88,6 +88,14 @@ export class RouteTable {
     return [...(this.routeAt(pathOf(url))?.methods ?? [])].sort();
   }
 
+  /** Whether the request target is below CONTEXT_PATH, spelled exactly (always, without one). */
+  isBelowPrefix(url: string): boolean {
+    if (this.prefix.length === 0) return true;
+    const prefix = `/${this.prefix.join('/')}`;
+    const next = url.charAt(prefix.length);
+    return url.startsWith(prefix) && (next === '' || next === '/' || next === '?');
+  }
+
   /** Whether a word is one a route is spelled with (a path word, CONTEXT_PATH, a query name). */
   isRouteWord(word: string): boolean {
     return this.words.has(word);

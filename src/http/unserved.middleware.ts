@@ -34,6 +34,9 @@ export class UnservedRequestMiddleware implements NestMiddleware {
       next();
       return;
     }
+    // Outside CONTEXT_PATH as spelled (Fastify's router and middleware read the prefix in
+    // another case, or decoded): no route, as on Express.
+    if (!this.routes.isBelowPrefix(url)) throw this.notServed(method, url);
     return this.refuse(request, rawOf<ServerResponse>(res), method, url);
   }
 

@@ -8,7 +8,7 @@ const MAX_RECORDS = 1_000_000;
 const LIST_RULE = 'must be a list of records';
 
 /**
- * A seed file (see the README's "Seed files"): every section is optional. class-validator runs a property's
+ * A seed file (see "Seed files" in docs/api.md): every section is optional. class-validator runs a property's
  * decorators from the bottom up, so the list check comes last in the source.
  */
 export class SeedFileDto {

@@ -1,6 +1,6 @@
 /**
  * Every error the API can answer with: one source of truth for status, type, errorCode and
- * the default message (the README's error table).
+ * the default message (the error table of docs/api.md).
  */
 export const ErrorKind = {
   INVALID_PARAMETER: { status: 400, type: 'VALIDATION', message: 'Invalid parameter.' },
