@@ -69,7 +69,6 @@ export default {
       displayName: 'browser',
       roots: ['<rootDir>/test/browser'],
       testMatch: ['**/*.browser-spec.ts'],
-      testTimeout: 60000,
     },
     {
       // Two production processes on one PostgreSQL and one Redis of their own.
@@ -77,7 +76,6 @@ export default {
       displayName: 'multi-instance',
       roots: ['<rootDir>/test'],
       testMatch: ['**/multi-instance.e2e-spec.ts'],
-      testTimeout: 120000,
     },
   ],
 };

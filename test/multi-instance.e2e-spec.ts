@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import pg from 'pg';
 import { MIGRATIONS } from '../src/database/data-source-options.js';
 import { MainProcess, startMain } from './support/main-process.js';
@@ -12,6 +13,11 @@ import {
   adminHeaders as admin,
   callbacksWhen,
 } from './support/test-app.js';
+
+// Jest takes the time limit of tests from its global configuration only (a project's testTimeout
+// is ignored): starting two instances, or sending 900 requests, takes longer than 30 s on a busy
+// machine.
+jest.setTimeout(120_000);
 
 const LIMIT = 300;
 const MISS_LIMIT = 4;
