@@ -22,6 +22,8 @@ export class AdminMerchantsController {
   @Endpoint({
     operationId: 'listMerchants',
     summary: 'Every merchant, ordered by id, paginated like the catalog',
+    description:
+      'Id, name and creation time: never a key or a callback secret (listApiKeys lists the keys).',
     access: 'operator',
     responses: [{ status: 200, type: AdminMerchantPageDto }],
     errors: ['INVALID_PARAMETER'],
@@ -90,6 +92,8 @@ export class AdminMerchantsController {
   @Endpoint({
     operationId: 'revokeApiKey',
     summary: 'Revoke an API key; it stops working on the next request',
+    description:
+      'Refused at once by this instance and within 1 s by every other. The key stays listed with its revokedAt; it cannot be restored.',
     access: 'operator',
     responses: [{ status: 204, description: 'Revoked (also when it already was).' }],
     body: 'ignored',
