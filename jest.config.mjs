@@ -1,12 +1,12 @@
 /**
  * Jest in native ESM mode: Nest 12 ships ES modules only.
  *
- * A few CommonJS packages (@nestjs/throttler, @fastify/static) require() ES modules. Node >= 20.19
+ * A few CommonJS packages (@nestjs/throttler, for one) require() ES modules. Node >= 20.19
  * does that natively, but Jest's module runtime only does on Node 24.9+; below that, Jest hands a
  * CommonJS require of an ES module to the transform, which compiles those files to CommonJS
  * (only for require(); import keeps them as ES modules).
  */
-const requiredEsmPackages = ['@nestjs/common', '@nestjs/core', 'content-disposition'];
+const requiredEsmPackages = ['@nestjs/common', '@nestjs/core'];
 
 const base = {
   preset: 'ts-jest/presets/default-esm',
@@ -82,7 +82,6 @@ export default {
       displayName: 'browser',
       roots: ['<rootDir>/test/browser'],
       testMatch: ['**/*.browser-spec.ts'],
-      testTimeout: 60000,
     },
     {
       // Two production processes on one PostgreSQL and one Redis of their own.
@@ -90,7 +89,6 @@ export default {
       displayName: 'multi-instance',
       roots: ['<rootDir>/test'],
       testMatch: ['**/multi-instance*.e2e-spec.ts'],
-      testTimeout: 120000,
     },
   ],
 };

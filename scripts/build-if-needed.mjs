@@ -18,9 +18,5 @@ function newestMtime(dir) {
 
 if (!existsSync(marker) || newestMtime('src') > statSync(marker).mtimeMs) {
   process.stderr.write('Building dist/ ...\n');
-  execFileSync(
-    process.execPath,
-    ['node_modules/@nestjs/cli/bin/nest.js', 'build', '-p', 'tsconfig.build.json'],
-    { stdio: 'inherit' },
-  );
+  execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
 }

@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import pg from 'pg';
 import { MainProcess, startMain } from './support/main-process.js';
 import { PostgresServer, startPostgres } from './support/servers.js';
@@ -8,6 +9,9 @@ import {
   successfulResponse,
   TEST_CALLBACK_SECRET_KEY,
 } from './support/test-app.js';
+
+// Two production processes on a PostgreSQL of their own: more than the default time per step.
+jest.setTimeout(120_000);
 
 let postgres: PostgresServer;
 let a: MainProcess;

@@ -113,11 +113,13 @@ describe('PostgreSQL beside SQLite (e2e)', () => {
       }
       expect(Object.keys(schemas[0])).toEqual([
         'api_key',
+        'audit_event',
         'callback',
         'callback_attempt',
         'catalog_revision',
         'crypto_pair',
         'merchant',
+        'operator',
         'payment_session',
         'payment_session_transition',
       ]);

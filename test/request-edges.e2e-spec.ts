@@ -280,23 +280,31 @@ describe('requests at the edges (e2e)', () => {
   });
 
   describe('logs', () => {
+    /** The first log line holding `text`, once it is written (the log is written asynchronously). */
+    async function logLine(text: string): Promise<string> {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const line = t.logs.find((l) => l.includes(text));
+        if (line !== undefined) return line;
+        if (Date.now() > deadline) throw new Error(`no log line holds ${text}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+
     it('never hold the full validation key, whatever the spelling of the path', async () => {
       for (const [index, path] of ODD_STATUS_PATHS.entries()) {
         await rawRequest(t.url, get(path, { key: KEY, 'x-request-id': `edges-log-${index}` }));
       }
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      for (const index of ODD_STATUS_PATHS.keys()) await logLine(`"edges-log-${index}"`);
       const leaking = t.logs.filter((line) => line.includes(SESSION.slice(0, 7)));
       expect(leaking).toEqual([]);
-      const line = t.logs.find((l) => l.includes('"edges-log-3"'));
-      expect(line).toContain(`${SESSION.slice(0, 6)}…`);
+      expect(await logLine('"edges-log-3"')).toContain(`${SESSION.slice(0, 6)}…`);
     });
 
     it('cut a logged URL to 512 characters', async () => {
       const path = `/api/${'p'.repeat(15_000)}`;
       await rawRequest(t.url, get(path, { key: KEY, 'x-request-id': 'edges-long-path' }));
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      const line = t.logs.find((l) => l.includes('"edges-long-path"'))!;
-      expect(line).toBeDefined();
+      const line = await logLine('"edges-long-path"');
       expect((JSON.parse(line) as { url: string }).url.length).toBeLessThanOrEqual(512);
       expect(line.length).toBeLessThan(1500);
     });

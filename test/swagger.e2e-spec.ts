@@ -1,5 +1,8 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
+import spectralCore, { type RulesetDefinition } from '@stoplight/spectral-core';
+import spectralParsers from '@stoplight/spectral-parsers';
+import spectralRulesets from '@stoplight/spectral-rulesets';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +10,10 @@ import { expectEnvelope, http, startTestApp, TestApp } from './support/test-app.
 import { startMain } from './support/main-process.js';
 import { ErrorKind } from '../src/common/errors/error-catalog.js';
 import { API_VERSION_HEADER, REQUEST_ID_HEADER } from '../src/http/endpoint.decorator.js';
-import { PAYMENT_RESPONSE_FIELDS } from '../src/payment-status/payment-response.fields.js';
+import {
+  PAYMENT_RESPONSE_FIELDS,
+  SUCCESSFUL_REQUIRED_FIELDS,
+} from '../src/payment-status/payment-response.fields.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Doc = any;
@@ -229,7 +235,11 @@ describe('OpenAPI document (e2e)', () => {
     expect(required('FAILED')).toEqual(['errorMessage', 'status']);
 
     const response = deref(doc, shapes.SUCCESSFUL.properties.paymentResponse);
-    expect(response.required).toContain('validationKey');
+    // What the service always returns is required, so generated clients need no checks for it;
+    // the rest, personal fields included (they can be erased), stays optional.
+    expect([...response.required].sort()).toEqual(
+      ['validationKey', ...SUCCESSFUL_REQUIRED_FIELDS].sort(),
+    );
     expect(Object.keys(response.properties)).toEqual(Object.keys(PAYMENT_RESPONSE_FIELDS));
     for (const [field, kind] of Object.entries(PAYMENT_RESPONSE_FIELDS)) {
       if (kind === 'money') {
@@ -314,6 +324,22 @@ describe('OpenAPI document (e2e)', () => {
     expect(
       problems.filter((p) => !ACCEPTED_LINT_WARNINGS.includes(p.ruleId)).map((p) => p.ruleId),
     ).toEqual([]);
+  });
+
+  it('has no finding from the Spectral `spectral:oas` ruleset', async () => {
+    const { Spectral, Document } = spectralCore;
+    const spectral = new Spectral();
+    spectral.setRuleset({ extends: [[spectralRulesets.oas as RulesetDefinition, 'recommended']] });
+    const results = await spectral.run(
+      new Document(JSON.stringify(doc), spectralParsers.Json, 'docs-json.json'),
+    );
+    expect(results.map((r) => `${r.code}: ${r.message} at ${r.path.join('.')}`)).toEqual([]);
+  });
+
+  it('describes each group of operations in the top-level tags, and no other group', () => {
+    const used = new Set(operations(doc).flatMap(({ op }) => op.tags ?? []));
+    expect(doc.tags.map((tag: any) => tag.name).sort()).toEqual([...used].sort());
+    for (const tag of doc.tags) expect(tag.description).toMatch(/\S/);
   });
 
   it('names every operation for the domain, once; the singular catalog path is an alias', () => {

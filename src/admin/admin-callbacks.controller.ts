@@ -24,6 +24,8 @@ export class AdminCallbacksController {
   @Endpoint({
     operationId: 'listPaymentSessionCallbacks',
     summary: "A payment session's callbacks to its merchant, with every attempt",
+    description:
+      'Each callback with its state (pending, delivered or failed), its URL without the query string, every attempt (time, HTTP status or error, duration) and, while pending, the time of the next one.',
     access: 'operator',
     role: 'viewer',
     envelope: { kind: 'list' },

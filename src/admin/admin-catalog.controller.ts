@@ -85,6 +85,8 @@ export class AdminCatalogController {
   @Endpoint({
     operationId: 'deleteCryptoPair',
     summary: 'Remove a pair',
+    description:
+      'The public catalog stops listing it at once. To keep a pair but hide it, switch it off with updateCryptoPair.',
     access: 'operator',
     role: 'catalog',
     responses: [{ status: 204, description: 'Removed.' }],

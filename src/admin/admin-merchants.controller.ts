@@ -32,6 +32,8 @@ export class AdminMerchantsController {
   @Endpoint({
     operationId: 'listMerchants',
     summary: 'Every merchant, ordered by id, paginated like the catalog',
+    description:
+      'Id, name and creation time: never a key or a callback secret (listApiKeys lists the keys).',
     access: 'operator',
     role: 'viewer',
     envelope: { kind: 'list' },
@@ -108,6 +110,8 @@ export class AdminMerchantsController {
   @Endpoint({
     operationId: 'revokeApiKey',
     summary: 'Revoke an API key; it stops working on the next request',
+    description:
+      'Refused at once by this instance and within 1 s by every other. The key stays listed with its revokedAt; it cannot be restored.',
     access: 'operator',
     role: 'admin',
     responses: [{ status: 204, description: 'Revoked (also when it already was).' }],

@@ -91,6 +91,8 @@ export class AdminPaymentSessionsController {
   @Endpoint({
     operationId: 'getPaymentSessionHistory',
     summary: 'Every transition of a payment session, oldest first',
+    description:
+      'One entry per report that changed what the merchant sees (new callback URLs alone, or an identical repeat, add none): the status before and after, the detailed status, and when.',
     access: 'operator',
     role: 'viewer',
     envelope: { kind: 'list' },

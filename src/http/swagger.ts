@@ -16,6 +16,7 @@ import {
 } from './endpoint.decorator.js';
 import { AppConfig } from '../config/app-config.js';
 import type { DocsPaths } from './route-table.js';
+import { OPENAPI_TAGS } from './openapi-tags.js';
 
 /** The key `npm start` seeds (seeds/demo.json); production refuses to start while it works. */
 export const SANDBOX_API_KEY = 'gw_demo_sandbox_key_do_not_use_in_production';
@@ -82,6 +83,7 @@ export function setupSwagger(app: INestApplication, config: AppConfig): OpenAPIO
       description:
         'The operator token: the configured ADMIN_TOKEN, an opaque string of at least 32 characters. No ADMIN_TOKEN configured: the operator API answers 403.',
     });
+  for (const { name, description } of OPENAPI_TAGS) builder.addTag(name, description);
   // Paths are written without CONTEXT_PATH: the server URL carries it.
   const document = SwaggerModule.createDocument(app, builder.build(), {
     ignoreGlobalPrefix: true,

@@ -78,7 +78,8 @@ function toPaymentResponseView(
     }
   }
   const complete: PaymentResponseView = { ...view, validationKey };
-  return complete;
+  // A SUCCESSFUL report is refused without SUCCESSFUL_REQUIRED_FIELDS, so its stored form has them.
+  return complete as PaymentResponseDto;
 }
 
 /**

@@ -1,7 +1,12 @@
+import { jest } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/browser.js';
 import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app.js';
+
+// Jest takes the time limit of tests from its global configuration only (a project's testTimeout
+// is ignored): a browser and the app starting together take longer than 30 s on a busy machine.
+jest.setTimeout(60_000);
 
 /** The sandbox's data and its published demo key, as `npm start` seeds them. */
 const DEMO = JSON.parse(readFileSync('seeds/demo.json', 'utf8'));

@@ -45,7 +45,8 @@ export async function startMain(env: Record<string, string>): Promise<MainProces
     (resolve) => child.on('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
   );
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 20_000;
+  // Generous: two processes starting together on a busy machine take their time.
+  const deadline = Date.now() + 60_000;
   for (;;) {
     const up = await fetch(`${url}/health/live`).then(
       (r) => r.ok,

@@ -199,7 +199,7 @@ export async function callbacksWhen(
   baseUrl: string,
   key: string,
   settled: (callbacks: { state: string; attempts: object[] }[]) => boolean,
-  timeoutMs = 5000,
+  timeoutMs = 20_000,
 ) {
   const deadline = Date.now() + timeoutMs;
   let listed = await callbacksOf(baseUrl, key);

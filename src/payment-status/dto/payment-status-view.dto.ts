@@ -15,13 +15,18 @@ export class MoneyDto {
   presentationAmount: string;
 }
 
+/**
+ * What a SUCCESSFUL report must carry (SUCCESSFUL_REQUIRED_FIELDS) and the session's own key are
+ * always in the answer, so they are required here; every other field is optional. The personal
+ * fields stay optional: they can be erased from a session (contract section 13).
+ */
 export class PaymentResponseDto {
-  @ApiPropertyOptional({ type: MoneyDto }) sourceMoney?: MoneyDto;
-  @ApiPropertyOptional({ type: MoneyDto }) destinationMoney?: MoneyDto;
-  @ApiPropertyOptional({ type: MoneyDto }) totalFees?: MoneyDto;
-  @ApiPropertyOptional({ type: MoneyDto }) money?: MoneyDto;
+  @ApiProperty({ type: MoneyDto }) sourceMoney: MoneyDto;
+  @ApiProperty({ type: MoneyDto }) destinationMoney: MoneyDto;
+  @ApiProperty({ type: MoneyDto }) totalFees: MoneyDto;
+  @ApiProperty({ type: MoneyDto }) money: MoneyDto;
   @ApiPropertyOptional({ type: MoneyDto }) requestedMoney?: MoneyDto;
-  @ApiPropertyOptional({ example: '5f1c2a7e9b' }) traceId?: string;
+  @ApiProperty({ example: '5f1c2a7e9b' }) traceId: string;
   @ApiPropertyOptional({ example: 'Payout to wallet' }) description?: string;
   @ApiPropertyOptional({ example: 'order-1042' }) clientReference?: string;
   @ApiProperty({
@@ -30,8 +35,8 @@ export class PaymentResponseDto {
   })
   validationKey: string;
   @ApiPropertyOptional({ example: '00' }) responseCode?: string;
-  @ApiPropertyOptional({ format: 'uuid', example: '3f2b8c1e-7d4a-4e5b-9c6d-1a2b3c4d5e6f' })
-  transactionReference?: string;
+  @ApiProperty({ format: 'uuid', example: '3f2b8c1e-7d4a-4e5b-9c6d-1a2b3c4d5e6f' })
+  transactionReference: string;
   @ApiPropertyOptional({ example: 'PAYOUT' }) paymentType?: string;
   @ApiPropertyOptional({ example: 'CRYPTO' }) paymentMethod?: string;
   @ApiPropertyOptional({ example: 'TXYZ1234567890ABCDEF' }) customerAccountNumber?: string;

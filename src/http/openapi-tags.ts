@@ -1,0 +1,48 @@
+/**
+ * The groups of the OpenAPI document, in the order the docs page shows them: the names are those
+ * the controllers give `@ApiTags`, and each group says what its operations are for.
+ */
+export const OPENAPI_TAGS: readonly { name: string; description: string }[] = [
+  {
+    name: 'Catalog',
+    description: 'The crypto currency and protocol pairs a merchant can pay out in, by country.',
+  },
+  {
+    name: 'Payment status',
+    description:
+      "A payment session's status, looked up by its validation key after a callback (or at any time).",
+  },
+  {
+    name: 'Health',
+    description: 'Liveness and readiness probes for orchestrators and load balancers; no key.',
+  },
+  {
+    name: 'Operator: catalog',
+    description: 'Add, rename, switch on or off and remove the pairs the public catalog lists.',
+  },
+  {
+    name: 'Operator: payment sessions',
+    description: 'Report payment sessions and their transitions, and read their history.',
+  },
+  {
+    name: 'Operator: merchants',
+    description: 'Merchants, their API keys and the secrets that sign their callbacks.',
+  },
+  {
+    name: 'Operator: callbacks',
+    description: 'The callbacks a session caused, every attempt of each, and redelivery.',
+  },
+  {
+    name: 'Operator: operators',
+    description: 'People and programs with tokens of their own, each with a role.',
+  },
+  {
+    name: 'Operator: audit trail',
+    description:
+      'Every change made through the operator API and every refused request, in a hash chain.',
+  },
+  {
+    name: 'Operator: metrics',
+    description: 'Prometheus metrics of this instance.',
+  },
+];
