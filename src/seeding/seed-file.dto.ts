@@ -4,7 +4,8 @@ import { CryptoPairInputDto } from '../catalog/dto/crypto-pair-input.dto.js';
 import { SeedMerchantDto } from '../merchants/dto/merchant.dto.js';
 import { SeedPaymentSessionDto } from '../payment-status/dto/payment-report.dto.js';
 
-const MAX_RECORDS = 1_000_000;
+/** Records a section may hold. */
+export const MAX_RECORDS = 1_000_000;
 const LIST_RULE = 'must be a list of records';
 
 /**
@@ -45,4 +46,6 @@ const SECTIONS = {
   paymentSessions: true,
 } as const satisfies Record<keyof SeedFileDto, true>;
 
-export const SEED_SECTIONS = Object.keys(SECTIONS) as readonly (keyof SeedFileDto)[];
+export type SeedSection = keyof SeedFileDto;
+
+export const SEED_SECTIONS = Object.keys(SECTIONS) as readonly SeedSection[];

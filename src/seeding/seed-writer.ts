@@ -1,0 +1,149 @@
+import type { CatalogService } from '../catalog/catalog.service.js';
+import type { CryptoPairInputDto } from '../catalog/dto/crypto-pair-input.dto.js';
+import { ApiError } from '../common/errors/api-error.js';
+import type { FieldError } from '../common/validation.js';
+import { BATCH_ROWS } from '../database/batch-statements.js';
+import type { Tx } from '../database/transactions.js';
+import type { SeedMerchantDto } from '../merchants/dto/merchant.dto.js';
+import type { MerchantService } from '../merchants/merchant.service.js';
+import type { SeedPaymentSessionDto } from '../payment-status/dto/payment-report.dto.js';
+import type {
+  PaymentSessionService,
+  ReportOutcome,
+} from '../payment-status/payment-session.service.js';
+import type { SeedSection } from './seed-file.dto.js';
+
+export interface SeedSummary {
+  cryptoPairs: { given: number; changed: number };
+  merchants: { given: number; changed: number };
+  paymentSessions: Record<ReportOutcome, number>;
+}
+
+/** The services a seed file is written through: the same as the operator API's. */
+export interface SeedServices {
+  catalog: CatalogService;
+  merchants: MerchantService;
+  sessions: PaymentSessionService;
+}
+
+interface Pending {
+  index: number;
+  instance: unknown;
+}
+
+/**
+ * Writes the valid records of a seed file inside the caller's transaction, through the services
+ * of the operator API: merchants one by one, pairs and sessions in batches (a few statements per
+ * batch instead of several per record). While one batch is written the next is being read and
+ * checked. Records the database refuses are kept with their paths; nothing stops on them, so every
+ * refused record is reported.
+ */
+export class SeedWriter {
+  readonly summary: SeedSummary = {
+    cryptoPairs: { given: 0, changed: 0 },
+    merchants: { given: 0, changed: 0 },
+    paymentSessions: { created: 0, updated: 0, unchanged: 0 },
+  };
+  /** The records the database refused, in the order they were written. */
+  readonly refused: FieldError[] = [];
+
+  private batch: Pending[] = [];
+  private batchSection?: SeedSection;
+  private writing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly tx: Tx,
+    private readonly services: SeedServices,
+    private readonly callbacks: boolean,
+  ) {}
+
+  /** Adds a valid record; resolves once it is taken (a full batch waits for the one before). */
+  add(section: SeedSection, index: number, instance: unknown): Promise<void> | undefined {
+    if (section === 'merchants') return this.merchant(index, instance as SeedMerchantDto);
+    this.batchSection = section;
+    this.batch.push({ index, instance });
+    return this.batch.length >= BATCH_ROWS ? this.flush() : undefined;
+  }
+
+  /** Writes what is left of the section; resolves when all of it is written. */
+  async endSection(): Promise<void> {
+    await this.flush();
+    await this.writing;
+  }
+
+  /** Stops writing: waits for the batch being written, forgets the rest and every count. */
+  async abandon(): Promise<void> {
+    this.batch = [];
+    await this.writing.catch(() => undefined);
+    this.writing = Promise.resolve();
+    this.refused.length = 0;
+    this.summary.cryptoPairs.changed = 0;
+    this.summary.merchants.changed = 0;
+    this.summary.paymentSessions = { created: 0, updated: 0, unchanged: 0 };
+  }
+
+  /** Moves the catalog revision when pairs changed; the caller invalidates after commit. */
+  async finish(): Promise<void> {
+    await this.endSection();
+    if (this.summary.cryptoPairs.changed > 0) await this.services.catalog.bumpRevision(this.tx);
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.batch;
+    const section = this.batchSection;
+    this.batch = [];
+    // One batch written at a time, in order; its failure fails the run.
+    await this.writing;
+    if (batch.length === 0 || !section) return;
+    const write =
+      section === 'cryptoPairs'
+        ? this.pairs(batch.map((p) => p.instance as CryptoPairInputDto))
+        : this.sessions(batch);
+    // Awaited by the next flush or endSection(); until then its failure is not "unhandled".
+    write.catch(() => undefined);
+    this.writing = write;
+  }
+
+  private async merchant(index: number, merchant: SeedMerchantDto): Promise<void> {
+    await this.writing;
+    try {
+      const changed = await this.services.merchants.upsertFromSeed(
+        this.tx,
+        merchant,
+        merchant.apiKeys ?? [],
+        merchant.callbackSecret,
+      );
+      if (changed) this.summary.merchants.changed++;
+    } catch (error) {
+      this.refuse(`merchants[${index}]`, error);
+    }
+  }
+
+  private async pairs(pairs: CryptoPairInputDto[]): Promise<void> {
+    this.summary.cryptoPairs.changed += await this.services.catalog.upsertBatch(this.tx, pairs);
+  }
+
+  private async sessions(batch: Pending[]): Promise<void> {
+    const reports = batch.map(({ instance }) => {
+      const { validationKey, ...report } = instance as SeedPaymentSessionDto;
+      return { validationKey, report };
+    });
+    const results = await this.services.sessions.applyBatch(this.tx, reports, {
+      callbacks: this.callbacks,
+    });
+    results.forEach((result, i) => {
+      if (result instanceof ApiError) this.refuse(`paymentSessions[${batch[i].index}]`, result);
+      else this.summary.paymentSessions[result]++;
+    });
+  }
+
+  private refuse(path: string, error: unknown): void {
+    if (!(error instanceof ApiError)) throw error;
+    for (const item of error.items) {
+      this.refused.push({
+        field: item.field ? `${path}.${item.field}` : path,
+        message: item.message,
+      });
+    }
+  }
+}
