@@ -13,7 +13,7 @@ export const BATCH_ROWS = 1000;
 
 /**
  * The statements of the bulk paths (seed files) take their rows as one JSON parameter, which the
- * database turns back into rows (SQLite's json_each, PostgreSQL's json_array_elements): the driver
+ * database turns back into rows (SQLite's json_each, PostgreSQL's jsonb_array_elements): the driver
  * converts one string per statement instead of every field of every row, one by one.
  */
 function rowsParameter(rows: readonly unknown[][]): string {
@@ -33,7 +33,8 @@ function fromJson(tx: Tx, columns: readonly BatchColumn[], alias = 'v'): string 
       ? `(r ->> ${i})::${column.type} AS ${column.name}`
       : `r.value ->> ${i} AS ${column.name}`,
   );
-  const rows = postgres ? 'json_array_elements($1::json) AS r' : 'json_each(?) AS r';
+  // jsonb is parsed once; json would be parsed again by each ->>.
+  const rows = postgres ? 'jsonb_array_elements($1::jsonb) AS r' : 'json_each(?) AS r';
   return `(SELECT ${values.join(', ')} FROM ${rows}) AS ${alias}`;
 }
 

@@ -19,6 +19,9 @@ export const WRITE_ORDER: readonly SeedSection[] = ['merchants', 'cryptoPairs', 
 
 const START = 'seed_file_start';
 
+/** Records checked between two turns of the event loop. */
+const YIELD_EVERY = 50;
+
 interface Range {
   start: number;
   end: number;
@@ -77,7 +80,11 @@ export class SeedFileLoad {
       case 'section':
         return this.onSection(event.name, event.start);
       case 'records':
-        for (const text of event.texts) await this.onRecord(text);
+        for (const text of event.texts) {
+          await this.onRecord(text);
+          // Lets the database's answers in between: its next statement waits for them.
+          if (this.index % YIELD_EVERY === 0) await new Promise(setImmediate);
+        }
         return;
       case 'value':
         return this.check.value(this.current!, parse(event.text, this.current!));

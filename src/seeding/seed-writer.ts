@@ -26,6 +26,16 @@ export interface SeedServices {
   sessions: PaymentSessionService;
 }
 
+/** Batches written at once. */
+const IN_FLIGHT = 2;
+
+/** Refusals are reported merchants first, as the sections are written. */
+const WRITE_RANK: Record<SeedSection, number> = {
+  merchants: 0,
+  cryptoPairs: 1,
+  paymentSessions: 2,
+};
+
 interface Pending {
   index: number;
   instance: unknown;
@@ -44,12 +54,11 @@ export class SeedWriter {
     merchants: { given: 0, changed: 0 },
     paymentSessions: { created: 0, updated: 0, unchanged: 0 },
   };
-  /** The records the database refused, in the order they were written. */
-  readonly refused: FieldError[] = [];
-
+  private readonly refusals: { section: SeedSection; index: number; error: FieldError }[] = [];
   private batch: Pending[] = [];
   private batchSection?: SeedSection;
-  private writing: Promise<void> = Promise.resolve();
+  /** Batches being written, oldest first. */
+  private writing: Promise<void>[] = [];
 
   constructor(
     private readonly tx: Tx,
@@ -65,18 +74,24 @@ export class SeedWriter {
     return this.batch.length >= BATCH_ROWS ? this.flush() : undefined;
   }
 
+  /** The records the database refused, in file order (a section's records in index order). */
+  get refused(): FieldError[] {
+    const order = (r: (typeof this.refusals)[number]) => WRITE_RANK[r.section] * 2 ** 32 + r.index;
+    return [...this.refusals].sort((a, b) => order(a) - order(b)).map((r) => r.error);
+  }
+
   /** Writes what is left of the section; resolves when all of it is written. */
   async endSection(): Promise<void> {
     await this.flush();
-    await this.writing;
+    while (this.writing.length > 0) await this.writing.shift();
   }
 
-  /** Stops writing: waits for the batch being written, forgets the rest and every count. */
+  /** Stops writing: waits for the batches being written, forgets the rest and every count. */
   async abandon(): Promise<void> {
     this.batch = [];
-    await this.writing.catch(() => undefined);
-    this.writing = Promise.resolve();
-    this.refused.length = 0;
+    await Promise.allSettled(this.writing);
+    this.writing = [];
+    this.refusals.length = 0;
     this.summary.cryptoPairs.changed = 0;
     this.summary.merchants.changed = 0;
     this.summary.paymentSessions = { created: 0, updated: 0, unchanged: 0 };
@@ -92,20 +107,21 @@ export class SeedWriter {
     const batch = this.batch;
     const section = this.batchSection;
     this.batch = [];
-    // One batch written at a time, in order; its failure fails the run.
-    await this.writing;
+    // Two batches queued on the connection at most: the database never waits for the next one.
+    // Their records are distinct (duplicates are refused), so neither reads what the other writes.
+    while (this.writing.length >= IN_FLIGHT) await this.writing.shift();
     if (batch.length === 0 || !section) return;
     const write =
       section === 'cryptoPairs'
         ? this.pairs(batch.map((p) => p.instance as CryptoPairInputDto))
         : this.sessions(batch);
-    // Awaited by the next flush or endSection(); until then its failure is not "unhandled".
+    // Awaited by a later flush or endSection(); until then its failure is not "unhandled".
     write.catch(() => undefined);
-    this.writing = write;
+    this.writing.push(write);
   }
 
   private async merchant(index: number, merchant: SeedMerchantDto): Promise<void> {
-    await this.writing;
+    await this.endSection();
     try {
       const changed = await this.services.merchants.upsertFromSeed(
         this.tx,
@@ -115,7 +131,7 @@ export class SeedWriter {
       );
       if (changed) this.summary.merchants.changed++;
     } catch (error) {
-      this.refuse(`merchants[${index}]`, error);
+      this.refuse('merchants', index, error);
     }
   }
 
@@ -132,18 +148,17 @@ export class SeedWriter {
       callbacks: this.callbacks,
     });
     results.forEach((result, i) => {
-      if (result instanceof ApiError) this.refuse(`paymentSessions[${batch[i].index}]`, result);
+      if (result instanceof ApiError) this.refuse('paymentSessions', batch[i].index, result);
       else this.summary.paymentSessions[result]++;
     });
   }
 
-  private refuse(path: string, error: unknown): void {
+  private refuse(section: SeedSection, index: number, error: unknown): void {
     if (!(error instanceof ApiError)) throw error;
+    const path = `${section}[${index}]`;
     for (const item of error.items) {
-      this.refused.push({
-        field: item.field ? `${path}.${item.field}` : path,
-        message: item.message,
-      });
+      const field = item.field ? `${path}.${item.field}` : path;
+      this.refusals.push({ section, index, error: { field, message: item.message } });
     }
   }
 }
