@@ -10,7 +10,9 @@ await runCommand(async (config) => {
     progress: (file) =>
       process.stderr.isTTY
         ? progressBars(process.stderr)
-        : progressLines((line) => process.stderr.write(`${line}\n`), file),
+        : progressLines((line) => process.stderr.write(`${line}\n`), file, {
+            startedAt: performance.timeOrigin,
+          }),
   });
   process.exitCode = code;
 });

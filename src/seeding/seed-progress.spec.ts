@@ -56,4 +56,15 @@ describe('progressLines', () => {
     await new Promise((resolve) => setTimeout(resolve, 60));
     expect(lines).toHaveLength(count);
   });
+
+  it('counts the interval from the start of the process, before the first section', () => {
+    const clock = manualClock();
+    const lines: string[] = [];
+    const startedAt = clock.now() - 4000; // the process started 4 s ago (the database, migrations)
+    const progress = progressLines((line) => lines.push(line), 'f.json', { clock, startedAt });
+    clock.advance(1000);
+    progress.bytes(0, 1000);
+    progress.stop();
+    expect(lines).toEqual(['f.json: starting']);
+  });
 });

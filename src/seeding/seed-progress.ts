@@ -54,6 +54,13 @@ class ProgressState {
   }
 }
 
+interface LineOptions {
+  intervalMs?: number;
+  clock?: Clock;
+  /** When the run began (the process's start): the first line is due an interval after it. */
+  startedAt?: number;
+}
+
 /**
  * Progress for logs and CI, where nothing can be redrawn: one plain line per interval while the
  * run lasts (none for a run shorter than that), e.g.
@@ -62,13 +69,17 @@ class ProgressState {
 export function progressLines(
   write: (line: string) => void,
   file: string,
-  { intervalMs = PROGRESS_LINE_INTERVAL_MS, clock = Date as Clock } = {},
+  options: LineOptions = {},
 ): SeedProgress {
+  const { intervalMs = PROGRESS_LINE_INTERVAL_MS, clock = Date } = options;
   const state = new ProgressState(clock);
-  let lastLine = clock.now();
+  let lastLine = Math.min(options.startedAt ?? clock.now(), clock.now());
   const report = () => {
     lastLine = clock.now();
-    if (state.name === undefined) return;
+    if (state.name === undefined) {
+      write(`${file}: starting`);
+      return;
+    }
     const share = state.total > 0 ? Math.floor((state.done / state.total) * 100) : 0;
     const left = state.secondsLeft;
     write(

@@ -132,4 +132,16 @@ describe('SeedRunner', () => {
     expect(summary.paymentSessions.created).toBe(1);
     expect(await merchantStore.find({ inTransaction: true }, 'made')).toBeUndefined();
   });
+
+  it('counts the changes of every batch of pairs, batches written two at a time', async () => {
+    const { runner } = setup();
+    const cryptoPairs = Array.from({ length: 2500 }, (_, i) => ({
+      currencyCode: `C${i}`,
+      currencyName: 'Coin',
+      protocol: 'P',
+      countryCode: 'IE',
+    }));
+    const summary = await runner.run({ cryptoPairs } as SeedFileDto);
+    expect(summary.cryptoPairs).toEqual({ given: 2500, changed: 2500 });
+  });
 });

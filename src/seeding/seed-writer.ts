@@ -136,7 +136,9 @@ export class SeedWriter {
   }
 
   private async pairs(pairs: CryptoPairInputDto[]): Promise<void> {
-    this.summary.cryptoPairs.changed += await this.services.catalog.upsertBatch(this.tx, pairs);
+    // Counted once written: `x += await …` would add to the count read before another batch's.
+    const changed = await this.services.catalog.upsertBatch(this.tx, pairs);
+    this.summary.cryptoPairs.changed += changed;
   }
 
   private async sessions(batch: Pending[]): Promise<void> {
