@@ -12,17 +12,21 @@
  *      leave every row as it was (checked with a checksum of every table before and after).
  *
  * Prints wall time, peak RSS and the longest silence between progress lines of each; writes
- * bench/seed-results.json. Options: --sessions N, --pairs N, --database sqlite|postgres|both,
- * --repeat N, --skip-build, --keep.
+ * bench/seed-results.json. With --lock, then runs the invalid file once more beside the running
+ * service (dist/main.js) and times an operator write and a status lookup every 250 ms meanwhile.
+ * Options: --sessions N, --pairs N, --database sqlite|postgres|both, --repeat N, --lock,
+ * --skip-build, --keep.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { BENCH, ROOT, machine, prepareBuild } from './lib/build.mjs';
 import { startBenchPostgres } from './lib/postgres.mjs';
 import { cleanup, installCleanupHandlers } from './lib/processes.mjs';
-import { writeSeedFile } from './lib/seed-files.mjs';
+import { session, writeSeedFile } from './lib/seed-files.mjs';
+import { probeWhileSeeding } from './lib/seed-lock-probe.mjs';
 import { measureSeed, postgresContents, sqliteContents } from './lib/seed-measure.mjs';
 
 const log = (line) => process.stderr.write(`${line}\n`);
@@ -37,6 +41,7 @@ function options(argv) {
     else if (name === '--database') given.database = value();
     else if (name === '--repeat') given.repeat = Number(value());
     else if (name === '--skip-build') given.skipBuild = true;
+    else if (name === '--lock') given.lock = true;
     else if (name === '--keep') given.keep = true;
     else throw new Error(`unknown option ${argv[i]} (see the head of bench/seed.mjs)`);
   }
@@ -108,6 +113,17 @@ async function main() {
         run.invalidChangedNothing = JSON.stringify(before) === JSON.stringify(after);
         run.invalidNamedItsRecord = run.steps.invalid.errors.some((l) => l.includes(`${badPath}:`));
         run.rows = after;
+        run.loadAverage = os.loadavg().map((l) => Number(l.toFixed(2)));
+        if (opts.lock && round === 1) {
+          log(`round ${round}, ${database}: the invalid file beside the running service…`);
+          run.beside = await probeWhileSeeding({
+            root: ROOT,
+            distDir,
+            env,
+            existingKey: session(0).validationKey,
+            seed: () => seed([invalid]),
+          });
+        }
         runs.push(run);
         log(summaryLine(run));
       }
@@ -150,6 +166,14 @@ function report({ at, machine: m, nodeFlags, sessions, pairs, runs }) {
       rows.push(
         `| ${run.round} | ${run.database} | ${name} | ${s.seconds.toFixed(1)} | ${mb(s.peakRssBytes)} | ` +
           `${s.code} | ${s.progressLines} | ${s.longestSilenceSeconds.toFixed(1)} | ${lastLine(s)} |`,
+      );
+    }
+    if (run.beside) {
+      const { seed, writes, reads } = run.beside;
+      rows.push(
+        `| ${run.round} | ${run.database} | invalid file beside the service | ${seed.seconds.toFixed(1)} | ${mb(seed.peakRssBytes)} | ${seed.code} | | | ` +
+          `service meanwhile: writes ${JSON.stringify(writes.byStatus)} median ${writes.medianMs} ms max ${writes.maxMs} ms; ` +
+          `lookups ${JSON.stringify(reads.byStatus)} median ${reads.medianMs} ms max ${reads.maxMs} ms |`,
       );
     }
     rows.push(
