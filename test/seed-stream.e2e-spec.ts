@@ -239,8 +239,10 @@ describe('seed files read as a stream (e2e)', () => {
     );
     expect(run.code).toBe(0);
     expect(run.err).toEqual([]);
-    expect(lines.length).toBeGreaterThan(0);
-    for (const line of lines) {
+    // 'starting' while the database opens and migrates, then the sections as they are read.
+    const reading = lines.filter((line) => line !== `${big}: starting`);
+    expect(reading.length).toBeGreaterThan(0);
+    for (const line of reading) {
       expect(line).toMatch(
         new RegExp(
           `^${escape(big)}: (merchants|paymentSessions): [\\d,]+ records \\([\\d,]+/s\\), \\d+% of the file`,
