@@ -1,4 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DataSource } from 'typeorm';
+import { seedCommand } from '../src/cli/seed-command.js';
+import { loadConfig } from '../src/config/app-config.js';
 import { OPERATOR_ROLES, ROLES_INCLUDING } from '../src/http/endpoint.decorator.js';
 import {
   ADMIN_TOKEN,
@@ -9,6 +14,8 @@ import {
   HttpResult,
   startTestApp,
   successfulResponse,
+  TEST_CALLBACK_SECRET_KEY,
+  TEST_DIALECT,
   TestApp,
 } from './support/test-app.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
@@ -225,6 +232,132 @@ describe('operators and roles (e2e)', () => {
     expectEnvelope(again, 409, 'CONFLICT');
     await http(`${t.url}/admin/operators/${first.id}`, { method: 'DELETE', headers: adminHeaders });
     await createOperator(t, 'twin', 'admin');
+  });
+});
+
+describe('operators from a seed file (e2e)', () => {
+  let t: TestApp;
+  let dir: string;
+  beforeAll(async () => {
+    t = await startTestApp({ AUTH_MODE: 'api-key' });
+    dir = mkdtempSync(join(tmpdir(), 'gateway-seed-operators-'));
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Runs `npm run seed -- <file> [...]` against the running app's database. */
+  async function seed(content: unknown, ...flags: string[]) {
+    const path = join(dir, `seed-${Date.now()}-${Math.random()}.json`);
+    writeFileSync(path, JSON.stringify(content));
+    const config = loadConfig({
+      DATABASE_URL: t.config.databaseUrl,
+      LOG_LEVEL: 'silent',
+      ...(TEST_DIALECT === 'postgres' ? { CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY } : {}),
+    });
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await seedCommand([path, ...flags], config, {
+      out: (line) => out.push(line),
+      err: (line) => err.push(line),
+    });
+    return { code, out, err, path };
+  }
+
+  const report = (token: string) =>
+    http(`${t.url}/admin/payment-sessions/vk_seeded_op_01`, {
+      method: 'PUT',
+      headers: bearer(token),
+      body: { merchantId: 'acme', status: 'PENDING' },
+    });
+
+  it('creates operators whose tokens, printed once, work with their role at once', async () => {
+    await t.seed({ merchants: [{ id: 'acme', name: 'Acme' }] });
+    const file = { operators: [{ name: 'seeded-watcher', role: 'viewer' }] };
+
+    const dry = await seed(file, '--dry-run');
+    expect(dry).toMatchObject({ code: 0, err: [] });
+    expect(dry.out).toEqual([
+      `${dry.path}: dry run, nothing written; the file would load 0 crypto pairs (0 added or changed), ` +
+        '0 merchants (0 added or changed), 0 payment sessions (0 created, 0 updated, 0 unchanged), ' +
+        '1 operators (1 created, 0 given a new role)',
+    ]);
+    const before = await http(`${t.url}/admin/operators?size=100`, { headers: adminHeaders });
+    expect(before.text).not.toContain('seeded-watcher');
+
+    const run = await seed(file);
+    expect(run).toMatchObject({ code: 0, err: [] });
+    expect(run.out).toHaveLength(2);
+    expect(run.out[0]).toMatch(/1 operators \(1 created, 0 given a new role\)$/);
+    const token =
+      /^.*: operator seeded-watcher \(viewer\) created; its token, shown only now: (op_[A-Za-z0-9_-]{43})$/.exec(
+        run.out[1],
+      )?.[1];
+    expect(token).toBeDefined();
+    expect(await t.dump()).not.toContain(token);
+
+    expect((await http(`${t.url}/admin/merchants`, { headers: bearer(token!) })).status).toBe(200);
+    expectEnvelope(await report(token!), 403, 'FORBIDDEN');
+
+    // The same file again: nothing created, no token printed.
+    const again = await seed(file);
+    expect(again.out).toEqual([
+      expect.stringMatching(/1 operators \(0 created, 0 given a new role\)$/),
+    ]);
+
+    const events = await auditEvents(t, '&action=seedOperator');
+    expect(events).toEqual([
+      expect.objectContaining({
+        operator: expect.objectContaining({ name: 'system' }),
+        outcome: 201,
+        changes: {
+          name: { old: null, new: 'seeded-watcher' },
+          role: { old: null, new: 'viewer' },
+          token: { old: null, new: '[redacted]' },
+        },
+      }),
+    ]);
+  });
+
+  it('gives a seeded operator a new role; the running service applies it within its token cache time', async () => {
+    const run = await seed({ operators: [{ name: 'seeded-clerk', role: 'viewer' }] });
+    const token = run.out[1].split(': ').pop()!;
+    expectEnvelope(await report(token), 403, 'FORBIDDEN');
+
+    const promoted = await seed({ operators: [{ name: 'seeded-clerk', role: 'payments' }] });
+    expect(promoted.out).toEqual([
+      expect.stringMatching(/1 operators \(0 created, 1 given a new role\)$/),
+    ]);
+    // On PostgreSQL the change feed tells the service at once; a SQLite service trusts what it
+    // kept of a token for at most 10 s.
+    const deadline = Date.now() + 12_000;
+    let status = (await report(token)).status;
+    while (status === 403 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      status = (await report(token)).status;
+    }
+    expect(status).toBe(201);
+    if (TEST_DIALECT === 'postgres') expect(Date.now()).toBeLessThan(deadline - 10_000);
+  });
+
+  it('refuses a bad operator record, naming it, and writes nothing', async () => {
+    const run = await seed({
+      operators: [
+        { name: 'fine', role: 'viewer' },
+        { name: 'fine', role: 'admin' },
+        { name: 'boss', role: 'root' },
+      ],
+    });
+    expect(run.code).toBe(1);
+    expect(run.out).toEqual([]);
+    expect(run.err).toEqual([
+      `${run.path}: operators[1]: duplicates operators[0]`,
+      `${run.path}: operators[2].role: must be one of viewer, payments, catalog, admin`,
+      `${run.path}: 2 error(s); nothing was written`,
+    ]);
+    const listed = await http(`${t.url}/admin/operators?size=100`, { headers: adminHeaders });
+    expect(listed.text).not.toContain('"fine"');
   });
 });
 

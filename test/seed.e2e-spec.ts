@@ -348,8 +348,8 @@ describe('seed command (e2e)', () => {
         code: 1,
         out: [],
         err: [
-          `${bad}: "two\\nlines": is not a known section (cryptoPairs, merchants, paymentSessions)`,
-          `${bad}: paymentSession: is not a known section (cryptoPairs, merchants, paymentSessions)`,
+          `${bad}: "two\\nlines": is not a known section (cryptoPairs, merchants, paymentSessions, operators)`,
+          `${bad}: paymentSession: is not a known section (cryptoPairs, merchants, paymentSessions, operators)`,
           `${bad}: 2 error(s); nothing was written`,
         ],
       });

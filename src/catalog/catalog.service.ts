@@ -10,7 +10,11 @@ import { withSourceVersion, type Listing } from '../common/http/envelope.js';
 import { CoalescedRead } from '../database/coalesced-read.js';
 import { Transactions, type Tx } from '../database/transactions.js';
 import { CacheLookups, UNCOUNTED_CACHE_LOOKUPS } from '../metrics/cache-lookups.js';
-import { CryptoPairRecord, CryptoPairRepository } from './crypto-pair.repository.js';
+import {
+  CryptoPairRecord,
+  CryptoPairRepository,
+  CryptoPairTriple,
+} from './crypto-pair.repository.js';
 import { CryptoPairDto } from './dto/catalog-page.dto.js';
 import { CatalogQuery, catalogQueryKey } from './dto/catalog-query.dto.js';
 import {
@@ -117,20 +121,38 @@ export class CatalogService {
    * Returns how many rows were inserted or changed. The caller must call `invalidate` after commit.
    */
   async upsertAll(tx: Tx, inputs: CryptoPairInputDto[]): Promise<number> {
+    const changed = await this.upsertBatch(tx, inputs);
+    if (changed > 0) await this.pairs.bumpRevision(tx);
+    return changed;
+  }
+
+  /**
+   * upsertAll without moving the revision: for a seed file's pairs a batch at a time, after which
+   * the caller calls `bumpRevision` once if any changed. Triples must be distinct.
+   */
+  async upsertBatch(tx: Tx, inputs: CryptoPairInputDto[]): Promise<number> {
+    const stored = new Map(
+      (await this.pairs.findByTriples(tx, inputs)).map((pair) => [tripleOf(pair), pair]),
+    );
+    const inserts: Omit<CryptoPairRecord, 'id'>[] = [];
     let changed = 0;
     for (const input of inputs) {
       const enabled = input.enabled ?? true;
-      const existing = await this.pairs.findByTriple(tx, input);
+      const existing = stored.get(tripleOf(input));
       if (!existing) {
-        if (!(await this.pairs.insert(tx, { ...input, enabled }))) throw duplicate(input);
-        changed++;
+        inserts.push({ ...pick(input), enabled });
       } else if (existing.currencyName !== input.currencyName || existing.enabled !== enabled) {
         await this.pairs.update(tx, existing.id, { currencyName: input.currencyName, enabled });
         changed++;
       }
     }
-    if (changed > 0) await this.pairs.bumpRevision(tx);
-    return changed;
+    await this.pairs.insertMany(tx, inserts);
+    return changed + inserts.length;
+  }
+
+  /** Moves the catalog revision, inside the transaction of a catalog write. */
+  async bumpRevision(tx: Tx): Promise<void> {
+    await this.pairs.bumpRevision(tx);
   }
 
   /**
@@ -153,6 +175,15 @@ export class CatalogService {
       await this.invalidate();
     }
   }
+}
+
+function tripleOf(pair: CryptoPairTriple): string {
+  return JSON.stringify([pair.currencyCode, pair.protocol, pair.countryCode]);
+}
+
+function pick(input: CryptoPairInputDto): Omit<CryptoPairRecord, 'id' | 'enabled'> {
+  const { currencyCode, currencyName, protocol, countryCode } = input;
+  return { currencyCode, currencyName, protocol, countryCode };
 }
 
 function duplicate(pair: CryptoPairInputDto): ApiError {

@@ -31,6 +31,12 @@ export abstract class CryptoPairRepository {
 
   abstract findById(tx: Tx, id: number): Promise<CryptoPairRecord | undefined>;
 
+  /** The stored pairs among these triples (any order). */
+  abstract findByTriples(tx: Tx, triples: CryptoPairTriple[]): Promise<CryptoPairRecord[]>;
+
+  /** Inserts new pairs (seed files); throws when one of the triples exists already. */
+  abstract insertMany(tx: Tx, pairs: Omit<CryptoPairRecord, 'id'>[]): Promise<void>;
+
   /** Inserts a pair; undefined when its triple exists already. */
   abstract insert(
     tx: Tx,

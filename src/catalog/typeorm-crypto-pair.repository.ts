@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, FindOptionsWhere } from 'typeorm';
+import { type BatchColumn, insertBatch, selectByKeys } from '../database/batch-statements.js';
 import { PreparedReads } from '../database/prepared-reads.js';
 import type { Tx } from '../database/transactions.js';
 import { insertUnlessDuplicate, managerOf } from '../database/typeorm-transactions.js';
@@ -13,6 +14,18 @@ import {
 import type { CatalogQuery } from './dto/catalog-query.dto.js';
 
 const REVISION_SQL = 'SELECT revision FROM catalog_revision WHERE id = 1';
+
+const SELECT_PAIRS =
+  'SELECT id, currency_code AS "currencyCode", currency_name AS "currencyName", protocol, ' +
+  'country_code AS "countryCode", enabled FROM crypto_pair';
+
+const PAIR_COLUMNS: BatchColumn[] = [
+  { name: 'currency_code', type: 'text' },
+  { name: 'currency_name', type: 'text' },
+  { name: 'protocol', type: 'text' },
+  { name: 'country_code', type: 'text' },
+  { name: 'enabled', type: 'boolean' },
+];
 
 // The triple is unique, so this order is total and stable across pages.
 const ORDER = { currencyCode: 'ASC', protocol: 'ASC', countryCode: 'ASC' } as const;
@@ -61,6 +74,25 @@ export class TypeOrmCryptoPairRepository extends CryptoPairRepository {
   async findById(tx: Tx, id: number): Promise<CryptoPairRecord | undefined> {
     const row = await managerOf(tx).findOneBy(CryptoPair, { id });
     return row ? toRecord(row) : undefined;
+  }
+
+  async findByTriples(tx: Tx, triples: CryptoPairTriple[]): Promise<CryptoPairRecord[]> {
+    const rows = await selectByKeys<CryptoPairRecord>(
+      tx,
+      SELECT_PAIRS,
+      ['currency_code', 'protocol', 'country_code'],
+      triples.map((t) => [t.currencyCode, t.protocol, t.countryCode]),
+    );
+    return rows.map((row) => ({ ...row, id: Number(row.id), enabled: Boolean(row.enabled) }));
+  }
+
+  async insertMany(tx: Tx, pairs: Omit<CryptoPairRecord, 'id'>[]): Promise<void> {
+    await insertBatch(
+      tx,
+      'crypto_pair',
+      PAIR_COLUMNS,
+      pairs.map((p) => [p.currencyCode, p.currencyName, p.protocol, p.countryCode, p.enabled]),
+    );
   }
 
   async insert(tx: Tx, pair: Omit<CryptoPairRecord, 'id'>): Promise<CryptoPairRecord | undefined> {

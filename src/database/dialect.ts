@@ -164,6 +164,16 @@ export async function runMigrationsOnce(dataSource: DataSource): Promise<void> {
   }
 }
 
+/**
+ * Takes, inside the query runner's transaction and until it ends, the lock runMigrationsOnce
+ * takes: migrations run in a transaction of their own (the seed script's) wait for instances
+ * starting up, and the other way round. Nothing to take on SQLite (one writer).
+ */
+export async function lockMigrations(queryRunner: QueryRunner): Promise<void> {
+  if (queryRunner.connection.options.type !== 'postgres') return;
+  await queryRunner.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+}
+
 /** Reads on the hot path as prepared statements; the SQL is written with `?` placeholders. */
 export interface PreparedStatements {
   first<T>(sql: string, parameters: unknown[]): Promise<T | undefined>;

@@ -12,8 +12,8 @@ import { OperatorAuthenticator, type OperatorRefusal } from '../http/ports.js';
 import { ActiveOperator, OperatorRepository } from './operator.repository.js';
 import { hashOperatorToken, OPERATOR_TOKEN_PREFIX } from './operator-token.js';
 
-/** The change-feed kind that says an operator's token (its hash in the payload) was revoked. */
-export const OPERATOR_REVOKED = 'operator-revoked';
+/** The change-feed kind that says an operator's token (its hash in the payload) was revoked or its role changed. */
+export const OPERATOR_TOKEN_CHANGED = 'operator-token-changed';
 
 /** The break-glass credential: ADMIN_TOKEN, with every role. */
 export const ROOT: OperatorIdentity = { id: 'root', name: 'root' };
@@ -60,7 +60,7 @@ export class OperatorTokens extends OperatorAuthenticator {
   ) {
     super();
     this.root = config.adminToken === undefined ? undefined : digest(config.adminToken);
-    changes.subscribe(OPERATOR_REVOKED, {
+    changes.subscribe(OPERATOR_TOKEN_CHANGED, {
       onChange: (hash) => this.forget(hash),
       onGap: () => this.forget(),
     });

@@ -9,7 +9,7 @@ import { Transactions, type Tx } from '../database/transactions.js';
 import type { OperatorCall } from '../http/caller.js';
 import type { OperatorRole } from '../http/endpoint.decorator.js';
 import { CreateOperatorDto, CreatedOperatorDto, OperatorViewDto } from './dto/operator.dto.js';
-import { OPERATOR_REVOKED, OperatorTokens } from './operator-authenticator.js';
+import { OPERATOR_TOKEN_CHANGED, OperatorTokens } from './operator-authenticator.js';
 import { OperatorRecord, OperatorRepository } from './operator.repository.js';
 import { generateOperatorToken, hashOperatorToken } from './operator-token.js';
 
@@ -60,7 +60,7 @@ export class OperatorService {
       if (operator.revokedAt === null) {
         const at = new Date().toISOString();
         await this.operators.revoke(tx, id, at);
-        await this.changes.announce(tx, OPERATOR_REVOKED, operator.tokenHash);
+        await this.changes.announce(tx, OPERATOR_TOKEN_CHANGED, operator.tokenHash);
         await this.audit.record(tx, call, {
           target: id,
           changes: { revokedAt: { old: null, new: at } },
@@ -79,11 +79,27 @@ export class OperatorService {
     const existing = await this.operators.findActiveByName(tx, name);
     if (!existing) {
       const token = generateOperatorToken();
-      await this.insert(tx, randomUUID(), name, role, token);
+      const id = randomUUID();
+      await this.insert(tx, id, name, role, token);
+      await this.audit.recordSystem(tx, 'seedOperator', {
+        target: id,
+        outcome: 201,
+        changes: {
+          name: { old: null, new: name },
+          role: { old: null, new: role },
+          token: { old: null, new: REDACTED },
+        },
+      });
       return { outcome: 'created', token };
     }
     if (existing.role === role) return { outcome: 'unchanged' };
     await this.operators.setRole(tx, existing.id, role);
+    // Every instance forgets what it kept of the token, so the new role applies to the next request.
+    await this.changes.announce(tx, OPERATOR_TOKEN_CHANGED, existing.tokenHash);
+    await this.audit.recordSystem(tx, 'seedOperator', {
+      target: existing.id,
+      changes: { role: { old: existing.role, new: role } },
+    });
     return { outcome: 'changed' };
   }
 

@@ -1,7 +1,10 @@
+import { ApiError } from '../common/errors/api-error.js';
 import type { FieldError } from '../common/validation.js';
 import type { PaymentReportDto } from './dto/payment-report.dto.js';
+import type { CallbackUrls, SessionRecord } from './payment-session.repository.js';
 import { SUCCESSFUL_REQUIRED_FIELDS } from './payment-response.fields.js';
 import { StoredReport, toStoredPaymentResponse } from './payment-status.shapes.js';
+import { isFinal } from './payment-status.types.js';
 
 /**
  * The rules that tie fields to the status, checked after the per-field rules.
@@ -69,4 +72,75 @@ export function sameReport(a: StoredReport, b: StoredReport): boolean {
     a.errorMessage === b.errorMessage &&
     a.paymentResponse === b.paymentResponse
   );
+}
+
+/** What a valid report does to its session (`previous`: as stored, null for a new one). */
+export type SessionChange =
+  | { outcome: 'created'; session: SessionRecord; previous: null; transitioned: true }
+  | {
+      outcome: 'updated';
+      session: SessionRecord;
+      previous: SessionRecord;
+      /** What the update stores. */
+      stored: StoredReport & CallbackUrls;
+      /** False when only the callback URLs changed: not a transition. */
+      transitioned: boolean;
+    }
+  | { outcome: 'unchanged'; session: SessionRecord; previous: SessionRecord; transitioned: false };
+
+/**
+ * The state machine: NOT_COMPLETED and PENDING may move to any status; SUCCESSFUL and FAILED are
+ * final, where the identical report again changes nothing and anything else is a CONFLICT. URLs
+ * are kept once given: a report without them leaves the stored ones as they are. `next` is
+ * toStoredReport(report); the merchant of a new session is checked by the caller.
+ */
+export function sessionChange(
+  validationKey: string,
+  report: PaymentReportDto,
+  next: StoredReport,
+  current: SessionRecord | undefined,
+): SessionChange {
+  const urls: CallbackUrls = {
+    returnUrl: report.returnUrl ?? current?.returnUrl ?? null,
+    errorUrl: report.errorUrl ?? current?.errorUrl ?? null,
+  };
+  if (!current) {
+    const session = {
+      validationKey,
+      merchantId: report.merchantId,
+      ...next,
+      ...urls,
+      version: 1,
+    };
+    return { outcome: 'created', session, previous: null, transitioned: true };
+  }
+  if (current.merchantId !== report.merchantId) {
+    throw new ApiError('CONFLICT', {
+      message: 'This payment session belongs to another merchant.',
+      field: 'merchantId',
+    });
+  }
+  const sameUrls = urls.returnUrl === current.returnUrl && urls.errorUrl === current.errorUrl;
+  if (sameReport(current, next) && sameUrls) {
+    return { outcome: 'unchanged', session: current, previous: current, transitioned: false };
+  }
+  if (isFinal(current.status)) {
+    throw new ApiError('CONFLICT', {
+      message: `The payment session is ${current.status}, a final state; it cannot change.`,
+      field: sameReport(current, next)
+        ? urls.returnUrl !== current.returnUrl
+          ? 'returnUrl'
+          : 'errorUrl'
+        : 'status',
+    });
+  }
+  const stored = { ...next, ...urls };
+  return {
+    outcome: 'updated',
+    session: { ...current, ...stored, version: current.version + 1 },
+    previous: current,
+    stored,
+    // Only a change of what the merchant sees is a transition; new URLs alone are not.
+    transitioned: !sameReport(current, next),
+  };
 }

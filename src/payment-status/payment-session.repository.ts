@@ -25,6 +25,16 @@ export interface TransitionRecord {
   at: Date;
 }
 
+/** The next report of a session, stored only if its version is still `expectedVersion`. */
+export interface SessionUpdate {
+  validationKey: string;
+  expectedVersion: number;
+  next: StoredReport & CallbackUrls;
+}
+
+/** A transition to record, and whose it is. */
+export type NewTransition = Omit<TransitionRecord, 'at'> & { validationKey: string };
+
 /** Storage of payment sessions and their transitions. */
 export abstract class PaymentSessionRepository {
   /** The session by key, read on the hot path (outside any transaction). */
@@ -52,6 +62,20 @@ export abstract class PaymentSessionRepository {
     validationKey: string,
     transition: Omit<TransitionRecord, 'at'>,
   ): Promise<void>;
+
+  /** The sessions among `validationKeys` that exist, by key, inside a transaction. */
+  abstract findManyIn(tx: Tx, validationKeys: string[]): Promise<Map<string, SessionRecord>>;
+
+  /** Inserts new sessions (seed files); throws when one of the keys exists already. */
+  abstract insertMany(tx: Tx, sessions: SessionRecord[]): Promise<void>;
+
+  /**
+   * updateIfVersion for many sessions at once; returns how many were updated (fewer than given
+   * when another writer moved some first).
+   */
+  abstract updateManyIfVersion(tx: Tx, updates: SessionUpdate[]): Promise<number>;
+
+  abstract addTransitions(tx: Tx, transitions: NewTransition[]): Promise<void>;
 
   /** Every transition of the session, oldest first; empty for an unknown key. */
   abstract history(validationKey: string): Promise<TransitionRecord[]>;

@@ -13,11 +13,12 @@ import { Transactions, type Tx } from '../database/transactions.js';
 import { MerchantService } from '../merchants/merchant.service.js';
 import { CacheLookups, UNCOUNTED_CACHE_LOOKUPS } from '../metrics/cache-lookups.js';
 import { PaymentReportDto } from './dto/payment-report.dto.js';
-import { sameReport, statusFieldErrors, toStoredReport } from './payment-report.rules.js';
+import { sessionChange, statusFieldErrors, toStoredReport } from './payment-report.rules.js';
 import {
-  CallbackUrls,
+  NewTransition,
   PaymentSessionRepository,
   SessionRecord,
+  SessionUpdate,
   TransitionRecord,
 } from './payment-session.repository.js';
 import type { PaymentStatusElement } from './dto/payment-status-view.dto.js';
@@ -189,58 +190,24 @@ export class PaymentSessionService {
     this.validate(validationKey, report);
     const next = toStoredReport(report);
     const current = await this.sessions.findIn(tx, validationKey);
-    // URLs are kept once given: a report without them leaves the stored ones as they are.
-    const urls: CallbackUrls = {
-      returnUrl: report.returnUrl ?? current?.returnUrl ?? null,
-      errorUrl: report.errorUrl ?? current?.errorUrl ?? null,
-    };
-
-    if (!current) {
-      if (!(await this.merchants.exists(tx, report.merchantId))) {
-        throw ApiError.invalidParameters([
-          { field: 'merchantId', message: 'must name an existing merchant' },
-        ]);
-      }
-      const session = {
-        validationKey,
-        merchantId: report.merchantId,
-        ...next,
-        ...urls,
-        version: 1,
-      };
-      if (!(await this.sessions.insert(tx, session))) throw new StaleVersion();
-      await this.transitioned(tx, session, null, options);
-      return { outcome: 'created', session, previous: null };
-    }
-
-    if (current.merchantId !== report.merchantId) {
-      throw new ApiError('CONFLICT', {
-        message: 'This payment session belongs to another merchant.',
-        field: 'merchantId',
-      });
-    }
-    const sameUrls = urls.returnUrl === current.returnUrl && urls.errorUrl === current.errorUrl;
-    if (sameReport(current, next) && sameUrls) {
-      return { outcome: 'unchanged', session: current, previous: current };
-    }
-    if (isFinal(current.status)) {
-      throw new ApiError('CONFLICT', {
-        message: `The payment session is ${current.status}, a final state; it cannot change.`,
-        field: sameReport(current, next)
-          ? urls.returnUrl !== current.returnUrl
-            ? 'returnUrl'
-            : 'errorUrl'
-          : 'status',
-      });
-    }
-    const stored = { ...next, ...urls };
-    if (!(await this.sessions.updateIfVersion(tx, validationKey, current.version, stored))) {
+    if (!current && !(await this.merchants.exists(tx, report.merchantId))) throw unknownMerchant();
+    const change = sessionChange(validationKey, report, next, current);
+    if (change.outcome === 'created' && !(await this.sessions.insert(tx, change.session))) {
       throw new StaleVersion();
     }
-    const session = { ...current, ...stored, version: current.version + 1 };
-    // Only a change of what the merchant sees is a transition; new URLs alone are not.
-    if (!sameReport(current, next)) await this.transitioned(tx, session, current, options);
-    return { outcome: 'updated', session, previous: current };
+    if (
+      change.outcome === 'updated' &&
+      !(await this.sessions.updateIfVersion(
+        tx,
+        validationKey,
+        change.previous.version,
+        change.stored,
+      ))
+    ) {
+      throw new StaleVersion();
+    }
+    if (change.transitioned) await this.transitioned(tx, change.session, change.previous, options);
+    return { outcome: change.outcome, session: change.session, previous: change.previous };
   }
 
   /**
@@ -311,6 +278,74 @@ export class PaymentSessionService {
     return erased;
   }
 
+  /**
+   * apply() for the reports of many different sessions (a seed file), inside the caller's
+   * transaction: the sessions are read, judged and written a batch at a time. Each report's result
+   * is at its place: its outcome, or the ApiError apply() would have thrown for it.
+   */
+  async applyBatch(
+    tx: Tx,
+    reports: { validationKey: string; report: PaymentReportDto }[],
+    options: ApplyOptions,
+  ): Promise<(ReportOutcome | ApiError)[]> {
+    const results: (ReportOutcome | ApiError)[] = [];
+    const refused = (index: number) => (error: unknown) => {
+      if (!(error instanceof ApiError)) throw error;
+      results[index] = error;
+    };
+    const judged: number[] = [];
+    reports.forEach(({ validationKey, report }, index) => {
+      try {
+        this.validate(validationKey, report);
+        judged.push(index);
+      } catch (error) {
+        refused(index)(error);
+      }
+    });
+    const stored = await this.sessions.findManyIn(
+      tx,
+      judged.map((index) => reports[index].validationKey),
+    );
+    const merchants = new Map<string, boolean>();
+    for (const index of judged) {
+      const { validationKey, report } = reports[index];
+      if (stored.has(validationKey) || merchants.has(report.merchantId)) continue;
+      merchants.set(report.merchantId, await this.merchants.exists(tx, report.merchantId));
+    }
+    const inserts: SessionRecord[] = [];
+    const updates: SessionUpdate[] = [];
+    const transitions: NewTransition[] = [];
+    const callbacks: NewCallback[] = [];
+    for (const index of judged) {
+      const { validationKey, report } = reports[index];
+      const current = stored.get(validationKey);
+      try {
+        if (!current && !merchants.get(report.merchantId)) throw unknownMerchant();
+        const change = sessionChange(validationKey, report, toStoredReport(report), current);
+        if (change.outcome === 'created') inserts.push(change.session);
+        if (change.outcome === 'updated') {
+          const expectedVersion = change.previous.version;
+          updates.push({ validationKey, expectedVersion, next: change.stored });
+        }
+        if (change.transitioned) {
+          transitions.push(transitionOf(change.session, change.previous));
+          const callback = options.callbacks ? callbackOf(change.session) : undefined;
+          if (callback) callbacks.push(callback);
+        }
+        results[index] = change.outcome;
+      } catch (error) {
+        refused(index)(error);
+      }
+    }
+    await this.sessions.insertMany(tx, inserts);
+    if ((await this.sessions.updateManyIfVersion(tx, updates)) !== updates.length) {
+      throw new StaleVersion('A payment session changed while the batch was applied.');
+    }
+    await this.sessions.addTransitions(tx, transitions);
+    for (const callback of callbacks) await this.outbox.enqueue(tx, callback);
+    return results;
+  }
+
   /** Every transition of the session, oldest first; undefined for an unknown session. */
   async history(validationKey: string): Promise<TransitionRecord[] | undefined> {
     const transitions = await this.sessions.history(validationKey);
@@ -353,13 +388,26 @@ export class PaymentSessionService {
     session: SessionRecord,
     previous: SessionRecord | null,
   ): Promise<void> {
-    return this.sessions.addTransition(tx, session.validationKey, {
-      version: session.version,
-      fromStatus: previous?.status ?? null,
-      toStatus: session.status,
-      detailedStatus: session.detailedStatus,
-    });
+    const { validationKey, ...transition } = transitionOf(session, previous);
+    return this.sessions.addTransition(tx, validationKey, transition);
   }
+}
+
+/** The transition that produced `session` from `previous` (null: it was created). */
+function transitionOf(session: SessionRecord, previous: SessionRecord | null): NewTransition {
+  return {
+    validationKey: session.validationKey,
+    version: session.version,
+    fromStatus: previous?.status ?? null,
+    toStatus: session.status,
+    detailedStatus: session.detailedStatus,
+  };
+}
+
+function unknownMerchant(): ApiError {
+  return ApiError.invalidParameters([
+    { field: 'merchantId', message: 'must name an existing merchant' },
+  ]);
 }
 
 /**

@@ -2,24 +2,63 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { claimLockClause } from '../database/dialect.js';
+import {
+  type BatchColumn,
+  insertBatch,
+  selectByKeys,
+  updateBatch,
+} from '../database/batch-statements.js';
 import { PreparedReads } from '../database/prepared-reads.js';
 import type { Tx } from '../database/transactions.js';
 import { insertRows, insertUnlessDuplicate, managerOf } from '../database/typeorm-transactions.js';
 import { PaymentSession, PaymentSessionTransition } from './payment-session.entity.js';
 import {
   CallbackUrls,
+  NewTransition,
   PaymentSessionRepository,
   SessionRecord,
+  SessionUpdate,
   TransitionRecord,
 } from './payment-session.repository.js';
 import type { StoredReport } from './payment-status.shapes.js';
 import { isFinal } from './payment-status.types.js';
 
-const SESSION_SQL =
+const SELECT_SESSIONS =
   'SELECT validation_key AS "validationKey", merchant_id AS "merchantId", status, ' +
   'detailed_status AS "detailedStatus", error_message AS "errorMessage", ' +
   'payment_response AS "paymentResponse", return_url AS "returnUrl", error_url AS "errorUrl", ' +
-  'version FROM payment_session WHERE validation_key = ?';
+  'version FROM payment_session';
+const SESSION_SQL = `${SELECT_SESSIONS} WHERE validation_key = ?`;
+
+/** What a stored report is made of, as written in batches. */
+const REPORT_COLUMNS: BatchColumn[] = [
+  { name: 'status', type: 'text' },
+  { name: 'detailed_status', type: 'text' },
+  { name: 'error_message', type: 'text' },
+  { name: 'payment_response', type: 'text' },
+  { name: 'return_url', type: 'text' },
+  { name: 'error_url', type: 'text' },
+];
+const SESSION_COLUMNS: BatchColumn[] = [
+  { name: 'validation_key', type: 'text' },
+  { name: 'merchant_id', type: 'text' },
+  ...REPORT_COLUMNS,
+  { name: 'version', type: 'integer' },
+  { name: 'final_at', type: 'bigint' },
+];
+const UPDATE_COLUMNS: BatchColumn[] = [
+  { name: 'validation_key', type: 'text' },
+  { name: 'expected_version', type: 'integer' },
+  ...REPORT_COLUMNS,
+  { name: 'final_at', type: 'bigint' },
+];
+const TRANSITION_COLUMNS: BatchColumn[] = [
+  { name: 'validation_key', type: 'text' },
+  { name: 'version', type: 'integer' },
+  { name: 'from_status', type: 'text' },
+  { name: 'to_status', type: 'text' },
+  { name: 'detailed_status', type: 'text' },
+];
 
 @Injectable()
 export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
@@ -40,7 +79,7 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
   }
 
   async insert(tx: Tx, session: SessionRecord): Promise<boolean> {
-    const row = { ...session, finalAt: isFinal(session.status) ? Date.now() : null };
+    const row = { ...session, finalAt: finalAtOf(session.status, Date.now()) };
     return (await insertUnlessDuplicate(tx, PaymentSession, row)) !== undefined;
   }
 
@@ -72,6 +111,73 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
     transition: Omit<TransitionRecord, 'at'>,
   ): Promise<void> {
     await insertRows(tx, PaymentSessionTransition, { validationKey, ...transition });
+  }
+
+  async findManyIn(tx: Tx, validationKeys: string[]): Promise<Map<string, SessionRecord>> {
+    const rows = await selectByKeys<SessionRecord>(
+      tx,
+      SELECT_SESSIONS,
+      ['validation_key'],
+      validationKeys.map((key) => [key]),
+    );
+    return new Map(
+      rows.map((row) => [row.validationKey, { ...row, version: Number(row.version) }]),
+    );
+  }
+
+  async insertMany(tx: Tx, sessions: SessionRecord[]): Promise<void> {
+    const now = Date.now();
+    await insertBatch(
+      tx,
+      'payment_session',
+      SESSION_COLUMNS,
+      sessions.map((s) => [
+        s.validationKey,
+        s.merchantId,
+        ...reportValues(s),
+        s.version,
+        finalAtOf(s.status, now),
+      ]),
+    );
+  }
+
+  async updateManyIfVersion(tx: Tx, updates: SessionUpdate[]): Promise<number> {
+    // The same columns as updateIfVersion, and updated_at as TypeORM sets it on every update.
+    const now = Date.now();
+    const set = [
+      ...REPORT_COLUMNS.map((c) => `${c.name} = v.${c.name}`),
+      'version = v.expected_version + 1',
+      'final_at = COALESCE(v.final_at, payment_session.final_at)',
+      'updated_at = CURRENT_TIMESTAMP',
+    ].join(', ');
+    return updateBatch(
+      tx,
+      'payment_session',
+      UPDATE_COLUMNS,
+      updates.map((u) => [
+        u.validationKey,
+        u.expectedVersion,
+        ...reportValues(u.next),
+        finalAtOf(u.next.status, now),
+      ]),
+      set,
+      'payment_session.validation_key = v.validation_key AND payment_session.version = v.expected_version',
+    );
+  }
+
+  async addTransitions(tx: Tx, transitions: NewTransition[]): Promise<void> {
+    await insertBatch(
+      tx,
+      'payment_session_transition',
+      TRANSITION_COLUMNS,
+      transitions.map((t) => [
+        t.validationKey,
+        t.version,
+        t.fromStatus,
+        t.toStatus,
+        t.detailedStatus,
+      ]),
+    );
   }
 
   async history(validationKey: string): Promise<TransitionRecord[]> {
@@ -121,6 +227,22 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
       { paymentResponse, personalDataErasedAt: erasedAt },
     );
   }
+}
+
+/** When a session written now with `status` became final (epoch ms); null while it is not. */
+function finalAtOf(status: SessionRecord['status'], now: number): number | null {
+  return isFinal(status) ? now : null;
+}
+
+function reportValues(report: StoredReport & CallbackUrls): unknown[] {
+  return [
+    report.status,
+    report.detailedStatus,
+    report.errorMessage,
+    report.paymentResponse,
+    report.returnUrl,
+    report.errorUrl,
+  ];
 }
 
 function toRecord(row: PaymentSession): SessionRecord {

@@ -2,9 +2,13 @@ import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsOptional, ValidateNested } from 'class-validator';
 import { CryptoPairInputDto } from '../catalog/dto/crypto-pair-input.dto.js';
 import { SeedMerchantDto } from '../merchants/dto/merchant.dto.js';
+import { CreateOperatorDto } from '../operators/dto/operator.dto.js';
 import { SeedPaymentSessionDto } from '../payment-status/dto/payment-report.dto.js';
 
-const MAX_RECORDS = 1_000_000;
+/** Records a section may hold. */
+export const MAX_RECORDS = 1_000_000;
+/** Operators a file may hold: each is written one by one, and its token printed. */
+export const MAX_OPERATORS = 1_000;
 const LIST_RULE = 'must be a list of records';
 
 /**
@@ -32,17 +36,28 @@ export class SeedFileDto {
   @ValidateNested({ each: true, message: 'must hold objects' })
   @Type(() => SeedPaymentSessionDto)
   paymentSessions?: SeedPaymentSessionDto[];
+
+  /** People and programs of the operator API: created with a token printed once, or given a role. */
+  @IsOptional()
+  @ArrayMaxSize(MAX_OPERATORS, { message: `must hold at most ${MAX_OPERATORS} records` })
+  @IsArray({ message: LIST_RULE })
+  @ValidateNested({ each: true, message: 'must hold objects' })
+  @Type(() => CreateOperatorDto)
+  operators?: CreateOperatorDto[];
 }
 
 /**
- * The sections a seed file may hold, one per property of SeedFileDto: a property added there and
+ * The sections a seed file may hold and the records each may hold, one per property of SeedFileDto: a property added there and
  * not listed here does not compile. Anything else in a file is refused, so a misspelt section is
  * never skipped in silence.
  */
-const SECTIONS = {
-  cryptoPairs: true,
-  merchants: true,
-  paymentSessions: true,
-} as const satisfies Record<keyof SeedFileDto, true>;
+export const SECTION_LIMITS = {
+  cryptoPairs: MAX_RECORDS,
+  merchants: MAX_RECORDS,
+  paymentSessions: MAX_RECORDS,
+  operators: MAX_OPERATORS,
+} as const satisfies Record<keyof SeedFileDto, number>;
 
-export const SEED_SECTIONS = Object.keys(SECTIONS) as readonly (keyof SeedFileDto)[];
+export type SeedSection = keyof SeedFileDto;
+
+export const SEED_SECTIONS = Object.keys(SECTION_LIMITS) as readonly SeedSection[];

@@ -1,6 +1,7 @@
 import { createCache } from 'cache-manager';
 import { InMemoryCryptoPairs } from '../../test/fakes/in-memory-crypto-pairs.js';
 import { InMemoryMerchants } from '../../test/fakes/in-memory-merchants.js';
+import { InMemoryOperators } from '../../test/fakes/in-memory-operators.js';
 import { InMemoryPaymentSessions } from '../../test/fakes/in-memory-payment-sessions.js';
 import { InMemoryCallbackOutbox } from '../../test/fakes/in-memory-callback-outbox.js';
 import { InMemoryTransactions } from '../../test/fakes/in-memory-transactions.js';
@@ -11,6 +12,9 @@ import { boundedMemoryStore } from '../common/cache/memory-store.js';
 import { loadConfig } from '../config/app-config.js';
 import { merchantServices } from '../../test/fakes/merchant-services.js';
 import { PaymentSessionService } from '../payment-status/payment-session.service.js';
+import { OperatorTokens } from '../operators/operator-authenticator.js';
+import { OperatorService } from '../operators/operator.service.js';
+import { hashOperatorToken } from '../operators/operator-token.js';
 import type { SeedFileDto } from './seed-file.dto.js';
 import { SeedRejected, SeedRunner } from './seed-runner.js';
 
@@ -20,7 +24,15 @@ function setup() {
   const sessions = new InMemoryPaymentSessions();
   const outbox = new InMemoryCallbackOutbox();
   const events = new InMemoryAuditEvents();
-  const transactions = new InMemoryTransactions(pairs, merchantStore, sessions, outbox, events);
+  const operatorStore = new InMemoryOperators();
+  const transactions = new InMemoryTransactions(
+    pairs,
+    merchantStore,
+    sessions,
+    outbox,
+    events,
+    operatorStore,
+  );
   const cache = createCache({ stores: [boundedMemoryStore(1024 * 1024)] });
   const audit = new AuditTrail(events, transactions);
   const catalog = new CatalogService(pairs, transactions, cache, loadConfig({}), audit);
@@ -32,8 +44,15 @@ function setup() {
     outbox,
     audit,
   );
-  const runner = new SeedRunner(transactions, catalog, merchants, sessionService);
-  return { runner, pairs, merchantStore, sessions, catalog };
+  const config = loadConfig({});
+  const operators = new OperatorService(
+    operatorStore,
+    transactions,
+    new OperatorTokens(config, operatorStore, transactions),
+    audit,
+  );
+  const runner = new SeedRunner(transactions, catalog, merchants, sessionService, operators);
+  return { runner, pairs, merchantStore, sessions, catalog, operatorStore, events };
 }
 
 const SEED = {
@@ -54,12 +73,72 @@ describe('SeedRunner', () => {
       cryptoPairs: { given: 1, changed: 1 },
       merchants: { given: 1, changed: 1 },
       paymentSessions: { created: 2, updated: 0, unchanged: 0 },
+      operators: { given: 0, created: 0, changed: 0 },
+      tokens: [],
     });
     expect(await runner.run(SEED)).toEqual({
       cryptoPairs: { given: 1, changed: 0 },
       merchants: { given: 1, changed: 0 },
       paymentSessions: { created: 0, updated: 0, unchanged: 2 },
+      operators: { given: 0, created: 0, changed: 0 },
+      tokens: [],
     });
+  });
+
+  it('creates operators with tokens to show once, stored hashed; a new role changes, not recreates', async () => {
+    const { runner, operatorStore, events } = setup();
+    const file = {
+      operators: [
+        { name: 'alice', role: 'payments' },
+        { name: 'dashboard', role: 'viewer' },
+      ],
+    } as SeedFileDto;
+    const first = await runner.run(file);
+    expect(first.operators).toEqual({ given: 2, created: 2, changed: 0 });
+    expect(first.tokens.map(({ name, role }) => ({ name, role }))).toEqual(file.operators);
+    const stored = operatorStore.all();
+    first.tokens.forEach(({ token }, i) => {
+      expect(token).toMatch(/^op_[A-Za-z0-9_-]{43,}$/);
+      expect(stored[i].tokenHash).toBe(hashOperatorToken(token));
+      expect(JSON.stringify(stored[i])).not.toContain(token);
+    });
+    expect(await operatorStore.findActive(hashOperatorToken(first.tokens[0].token))).toEqual(
+      expect.objectContaining({ name: 'alice', role: 'payments' }),
+    );
+
+    const again = await runner.run(file);
+    expect(again.operators).toEqual({ given: 2, created: 0, changed: 0 });
+    expect(again.tokens).toEqual([]);
+
+    const promoted = await runner.run({
+      operators: [{ name: 'alice', role: 'admin' }],
+    } as SeedFileDto);
+    expect(promoted.operators).toEqual({ given: 1, created: 0, changed: 1 });
+    expect(operatorStore.all().map(({ name, role }) => ({ name, role }))).toEqual([
+      { name: 'alice', role: 'admin' },
+      { name: 'dashboard', role: 'viewer' },
+    ]);
+    // Audited as the system's doing, the token never in it.
+    const audited = events.all();
+    expect(audited.map((e) => [e.operatorId, e.action, e.outcome])).toEqual([
+      ['system', 'seedOperator', 201],
+      ['system', 'seedOperator', 201],
+      ['system', 'seedOperator', 200],
+    ]);
+    expect(audited[2].changes).toEqual({ role: { old: 'payments', new: 'admin' } });
+    expect(JSON.stringify(audited)).not.toContain(first.tokens[0].token);
+  });
+
+  it('dry run: counts the operators it would create, stores none and shows no token', async () => {
+    const { runner, operatorStore, events } = setup();
+    const summary = await runner.run(
+      { operators: [{ name: 'alice', role: 'payments' }] } as SeedFileDto,
+      { dryRun: true },
+    );
+    expect(summary.operators).toEqual({ given: 1, created: 1, changed: 0 });
+    expect(summary.tokens).toEqual([]);
+    expect(operatorStore.all()).toEqual([]);
+    expect(events.all()).toEqual([]);
   });
 
   it('writes nothing at all when one record is refused, and names every refused record', async () => {
@@ -141,5 +220,17 @@ describe('SeedRunner', () => {
     );
     expect(summary.paymentSessions.created).toBe(1);
     expect(await merchantStore.find({ inTransaction: true }, 'made')).toBeUndefined();
+  });
+
+  it('counts the changes of every batch of pairs, batches written two at a time', async () => {
+    const { runner } = setup();
+    const cryptoPairs = Array.from({ length: 2500 }, (_, i) => ({
+      currencyCode: `C${i}`,
+      currencyName: 'Coin',
+      protocol: 'P',
+      countryCode: 'IE',
+    }));
+    const summary = await runner.run({ cryptoPairs } as SeedFileDto);
+    expect(summary.cryptoPairs).toEqual({ given: 2500, changed: 2500 });
   });
 });

@@ -90,11 +90,11 @@ describe('validateSeed', () => {
     ).toEqual([
       {
         field: 'CryptoPairs',
-        message: 'is not a known section (cryptoPairs, merchants, paymentSessions)',
+        message: 'is not a known section (cryptoPairs, merchants, paymentSessions, operators)',
       },
       {
         field: 'paymentSession',
-        message: 'is not a known section (cryptoPairs, merchants, paymentSessions)',
+        message: 'is not a known section (cryptoPairs, merchants, paymentSessions, operators)',
       },
     ]);
   });
@@ -222,6 +222,33 @@ describe('validateSeed', () => {
     ]);
   });
 
+  it('checks operators with the rules of POST /admin/operators, and at most 1,000 of them', async () => {
+    // A token cannot be chosen: like any field without a rule, it is dropped.
+    const ok = await validateSeed({
+      operators: [{ name: '  alice  ', role: 'payments', token: 'op_chosen' }],
+    });
+    expect(ok.ok && ok.seed.operators).toEqual([{ name: 'alice', role: 'payments' }]);
+    expect(
+      await errorsOf({
+        operators: [
+          { name: 'bob', role: 'root' },
+          { name: '-bob', role: 'viewer' },
+          { name: 'carol' },
+          { name: 'bob', role: 'admin' },
+        ],
+      }),
+    ).toEqual([
+      { field: 'operators[0].role', message: 'must be one of viewer, payments, catalog, admin' },
+      { field: 'operators[1].name', message: expect.stringMatching(/^must be 1 to 64/) },
+      { field: 'operators[2].role', message: 'must be one of viewer, payments, catalog, admin' },
+      { field: 'operators[3]', message: 'duplicates operators[0]' },
+    ]);
+    const many = Array.from({ length: 1001 }, (_, i) => ({ name: `op${i}`, role: 'viewer' }));
+    expect(await errorsOf({ operators: many })).toEqual([
+      { field: 'operators', message: 'must hold at most 1000 records' },
+    ]);
+  });
+
   it('refuses duplicates inside the file', async () => {
     const errors = await errorsOf({
       cryptoPairs: [
@@ -260,7 +287,7 @@ describe('validateSeed', () => {
     ['a string', 'pairs'],
     ['a number', 3],
   ])('reports a section that is %s instead of a list', async (_what, value) => {
-    for (const section of ['cryptoPairs', 'merchants', 'paymentSessions']) {
+    for (const section of ['cryptoPairs', 'merchants', 'paymentSessions', 'operators']) {
       expect(await errorsOf({ [section]: value })).toEqual([
         { field: section, message: 'must be a list of records' },
       ]);

@@ -50,6 +50,21 @@ export class InMemoryCryptoPairs extends CryptoPairRepository implements Rollbac
     return pair && copy(pair);
   }
 
+  async findByTriples(tx: Tx, triples: CryptoPairTriple[]): Promise<CryptoPairRecord[]> {
+    const found: CryptoPairRecord[] = [];
+    for (const triple of triples) {
+      const pair = await this.findByTriple(tx, triple);
+      if (pair) found.push(pair);
+    }
+    return found;
+  }
+
+  async insertMany(tx: Tx, pairs: Omit<CryptoPairRecord, 'id'>[]): Promise<void> {
+    for (const pair of pairs) {
+      if (!(await this.insert(tx, pair))) throw new Error('pair exists');
+    }
+  }
+
   async findById(_tx: Tx, id: number): Promise<CryptoPairRecord | undefined> {
     const pair = this.state.pairs.find((p) => p.id === id);
     return pair && copy(pair);

@@ -1,8 +1,10 @@
 import type { Tx } from '../../src/database/transactions.js';
 import {
   CallbackUrls,
+  NewTransition,
   PaymentSessionRepository,
   SessionRecord,
+  SessionUpdate,
   TransitionRecord,
 } from '../../src/payment-status/payment-session.repository.js';
 import type { StoredReport } from '../../src/payment-status/payment-status.shapes.js';
@@ -121,6 +123,35 @@ export class InMemoryPaymentSessions extends PaymentSessionRepository implements
 
   async history(validationKey: string): Promise<TransitionRecord[]> {
     return copy(this.state.transitions.get(validationKey) ?? []);
+  }
+
+  async findManyIn(tx: Tx, validationKeys: string[]): Promise<Map<string, SessionRecord>> {
+    const found = new Map<string, SessionRecord>();
+    for (const key of validationKeys) {
+      const session = await this.findIn(tx, key);
+      if (session) found.set(key, session);
+    }
+    return found;
+  }
+
+  async insertMany(tx: Tx, sessions: SessionRecord[]): Promise<void> {
+    for (const session of sessions) {
+      if (!(await this.insert(tx, session))) throw new Error(`${session.validationKey} exists`);
+    }
+  }
+
+  async updateManyIfVersion(tx: Tx, updates: SessionUpdate[]): Promise<number> {
+    let updated = 0;
+    for (const u of updates) {
+      if (await this.updateIfVersion(tx, u.validationKey, u.expectedVersion, u.next)) updated++;
+    }
+    return updated;
+  }
+
+  async addTransitions(tx: Tx, transitions: NewTransition[]): Promise<void> {
+    for (const { validationKey, ...transition } of transitions) {
+      await this.addTransition(tx, validationKey, transition);
+    }
   }
 
   /** Writes made by "another process": committed, so no rollback of ours undoes them. */
