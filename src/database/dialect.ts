@@ -177,6 +177,12 @@ export async function lockMigrations(queryRunner: QueryRunner): Promise<void> {
 /** Reads on the hot path as prepared statements; the SQL is written with `?` placeholders. */
 export interface PreparedStatements {
   first<T>(sql: string, parameters: unknown[]): Promise<T | undefined>;
+  all<T>(sql: string, parameters: unknown[]): Promise<T[]>;
+  /** A condition true when `column` is one of the keys given as the one parameter `keysParameter` makes. */
+  inKeys(column: string): string;
+  keysParameter(keys: readonly string[]): unknown;
+  /** Statements worth running at once: one on SQLite's single connection, some of PostgreSQL's pool. */
+  readonly concurrency: number;
   close(): Promise<void>;
 }
 
@@ -192,19 +198,32 @@ export function preparedStatementsFor(dataSource: DataSource): PreparedStatement
  */
 class SqliteStatements implements PreparedStatements {
   private readonly statements = new Map<string, Statement>();
+  readonly concurrency = 1;
 
   constructor(private readonly dataSource: DataSource) {}
 
-  first<T>(sql: string, parameters: unknown[]): Promise<T | undefined> {
+  async first<T>(sql: string, parameters: unknown[]): Promise<T | undefined> {
+    return (await this.all<T>(sql, parameters))[0];
+  }
+
+  all<T>(sql: string, parameters: unknown[]): Promise<T[]> {
     // `all` resets the statement first and steps it to the end, so no read snapshot stays open
     // between calls (`get` leaves the statement active, and a new commit by another process
     // would stay invisible to this connection).
     const statement = this.statement(sql);
     return new Promise((resolve, reject) =>
       statement.all(parameters, (error: Error | null, rows: T[]) =>
-        error ? reject(error) : resolve(rows[0]),
+        error ? reject(error) : resolve(rows),
       ),
     );
+  }
+
+  inKeys(column: string): string {
+    return `${column} IN (SELECT value FROM json_each(?))`;
+  }
+
+  keysParameter(keys: readonly string[]): unknown {
+    return JSON.stringify(keys);
   }
 
   /** Finalizes every statement; SQLite cannot close a connection while one is open. */
@@ -234,13 +253,32 @@ class SqliteStatements implements PreparedStatements {
  */
 class PostgresStatements implements PreparedStatements {
   private readonly names = new Map<string, { name: string; text: string }>();
+  readonly concurrency: number;
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly dataSource: DataSource) {
+    // Half the pool: the other half stays for writes and the rest of the service's reads.
+    this.concurrency = Math.max(1, Math.floor((this.pool.options.max ?? 10) / 2));
+  }
+
+  private get pool(): Pool {
+    return (this.dataSource.driver as unknown as { master: Pool }).master;
+  }
 
   async first<T>(sql: string, parameters: unknown[]): Promise<T | undefined> {
-    const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
-    const result = await pool.query<T & object>({ ...this.named(sql), values: parameters });
-    return result.rows[0];
+    return (await this.all<T>(sql, parameters))[0];
+  }
+
+  async all<T>(sql: string, parameters: unknown[]): Promise<T[]> {
+    const result = await this.pool.query<T & object>({ ...this.named(sql), values: parameters });
+    return result.rows;
+  }
+
+  inKeys(column: string): string {
+    return `${column} = ANY(?::text[])`;
+  }
+
+  keysParameter(keys: readonly string[]): unknown {
+    return keys;
   }
 
   async close(): Promise<void> {

@@ -15,8 +15,28 @@ export class PreparedReads implements OnApplicationShutdown {
 
   /** The first row of the query, or undefined. */
   first<T>(sql: string, parameters: unknown[]): Promise<T | undefined> {
+    return this.prepared.first<T>(sql, parameters);
+  }
+
+  /**
+   * The rows of `select` (a statement without WHERE) whose `column` is one of the keys, in one
+   * statement.
+   */
+  byKeys<T>(select: string, column: string, keys: readonly string[]): Promise<T[]> {
+    const prepared = this.prepared;
+    return prepared.all<T>(`${select} WHERE ${prepared.inKeys(column)}`, [
+      prepared.keysParameter(keys),
+    ]);
+  }
+
+  /** Reads worth running at once on the database in use (see BatchedReads). */
+  get concurrency(): number {
+    return this.prepared.concurrency;
+  }
+
+  private get prepared(): PreparedStatements {
     this.statements ??= preparedStatementsFor(this.dataSource);
-    return this.statements.first<T>(sql, parameters);
+    return this.statements;
   }
 
   /** Before the data source closes (TypeORM closes it in its own shutdown hook, after this). */

@@ -8,6 +8,7 @@ import {
   selectByKeys,
   updateBatch,
 } from '../database/batch-statements.js';
+import { BatchedReads } from '../database/batched-reads.js';
 import { PreparedReads } from '../database/prepared-reads.js';
 import type { Tx } from '../database/transactions.js';
 import { insertRows, insertUnlessDuplicate, managerOf } from '../database/typeorm-transactions.js';
@@ -28,7 +29,8 @@ const SELECT_SESSIONS =
   'detailed_status AS "detailedStatus", error_message AS "errorMessage", ' +
   'payment_response AS "paymentResponse", return_url AS "returnUrl", error_url AS "errorUrl", ' +
   'version FROM payment_session';
-const SESSION_SQL = `${SELECT_SESSIONS} WHERE validation_key = ?`;
+/** Keys read by one statement of the status lookup at most. */
+const LOOKUP_BATCH_KEYS = 256;
 
 /** What a stored report is made of, as written in batches. */
 const REPORT_COLUMNS: BatchColumn[] = [
@@ -62,6 +64,8 @@ const TRANSITION_COLUMNS: BatchColumn[] = [
 
 @Injectable()
 export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
+  private lookups?: BatchedReads<SessionRecord>;
+
   constructor(
     private readonly reads: PreparedReads,
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -69,8 +73,20 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
     super();
   }
 
+  /** The lookups that arrive together are read with one statement (see BatchedReads). */
   find(validationKey: string): Promise<SessionRecord | undefined> {
-    return this.reads.first<SessionRecord>(SESSION_SQL, [validationKey]);
+    this.lookups ??= new BatchedReads(
+      async (keys) => {
+        const rows = await this.reads.byKeys<SessionRecord>(
+          SELECT_SESSIONS,
+          'validation_key',
+          keys,
+        );
+        return new Map(rows.map((row) => [row.validationKey, row]));
+      },
+      { maxBatch: LOOKUP_BATCH_KEYS, concurrency: this.reads.concurrency },
+    );
+    return this.lookups.get(validationKey);
   }
 
   async findIn(tx: Tx, validationKey: string): Promise<SessionRecord | undefined> {
