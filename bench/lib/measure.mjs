@@ -105,6 +105,8 @@ export async function measure(server, scenario, context, { toggleProfiler, log }
     ...summary,
     // utime + stime of the server (and its children, if any) over the requests it answered.
     cpuMicrosPerRequest: perRequest(serverSeconds),
+    // Of which in the kernel (socket writes and reads, and loopback delivery to the client).
+    cpuSystemMicrosPerRequest: perRequest(known ? cpuAfter.system - cpuBefore.system : undefined),
     peakRssMb: peakKb === undefined ? undefined : round1(peakKb / 1024),
     // Without clear_refs, VmHWM is the peak since the process started.
     peakRssWindow: windowed ? 'measurement' : 'process',
@@ -181,6 +183,7 @@ export function combine(runs) {
     errors: sum((r) => r.errors),
     timeouts: sum((r) => r.timeouts),
     cpuMicrosPerRequest: median(runs.map((r) => r.cpuMicrosPerRequest)),
+    cpuSystemMicrosPerRequest: median(runs.map((r) => r.cpuSystemMicrosPerRequest)),
     peakRssMb: Math.max(...runs.map((r) => r.peakRssMb ?? 0)),
     serverCpuPercent: median(runs.map((r) => r.serverCpuPercent)),
     ...(runs[0].databaseCpuPercent !== undefined
@@ -216,7 +219,7 @@ export function formatMeasurement(m) {
     : `, non-2xx ${m.non2xx}`;
   return (
     `${m.rps.toLocaleString('en-US')} req/s, p50 ${m.latencyMs.p50} ms, p99 ${m.latencyMs.p99} ms, ` +
-    `CPU ${m.cpuMicrosPerRequest ?? '?'} µs/req` +
+    `CPU ${m.cpuMicrosPerRequest ?? '?'} µs/req (kernel ${m.cpuSystemMicrosPerRequest ?? '?'})` +
     ('databaseCpuMicrosPerRequest' in m
       ? ` + PostgreSQL ${m.databaseCpuMicrosPerRequest ?? '?'} µs/req`
       : '') +

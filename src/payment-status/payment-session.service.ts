@@ -1,7 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { AuditTrail } from '../audit/audit-trail.service.js';
 import { REDACTED, changesBetween } from '../audit/changes.js';
-import { boundedCache } from '../common/cache/bounded-cache.js';
+import { boundedCache, ENTRY_OVERHEAD_BYTES } from '../common/cache/bounded-cache.js';
 import { ChangeFeed, SINGLE_PROCESS_FEED } from '../database/change-feed.js';
 import { DatabaseFiles } from '../database/database-files.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -48,13 +48,28 @@ const PERSONAL_DATA_ERASED = 'personal-data-erased';
 interface StatusAnswer {
   merchantId: string;
   element: PaymentStatusElement;
+  /** What keeping it costs, roughly (see answerBytes). */
+  bytes: number;
 }
 
+/** Memory the kept final answers may take, their bytes kept by the envelope interceptor included. */
+const FINAL_ANSWER_BYTES = 8 * 1024 * 1024;
+
+/** An element's objects and fields, beyond the text of its payment response. */
+const ELEMENT_OVERHEAD_BYTES = 1024;
+
 /**
- * Memory the kept final elements may take; the envelope interceptor keeps their bytes beside
- * them, about as much again.
+ * What keeping a final answer costs, from the stored row without walking the element: the text
+ * of its payment response three times over (the element's strings, the interceptor's serialised
+ * bytes, the object fields around them) and a fixed part.
  */
-const FINAL_ANSWER_BYTES = 16 * 1024 * 1024;
+function answerBytes(session: SessionRecord): number {
+  const text =
+    (session.paymentResponse?.length ?? 0) +
+    (session.errorMessage?.length ?? 0) +
+    (session.detailedStatus?.length ?? 0);
+  return ENTRY_OVERHEAD_BYTES + ELEMENT_OVERHEAD_BYTES + 3 * text;
+}
 
 /** Times a report is applied again after losing a race, before it answers 409. */
 export const MAX_REPORT_ATTEMPTS = 5;
@@ -73,7 +88,10 @@ class StaleVersion extends Error {}
 /** Payment sessions: the merchant's status lookup and the operator's state machine. */
 @Injectable()
 export class PaymentSessionService {
-  private readonly finalAnswers = boundedCache<StatusAnswer>({ maxBytes: FINAL_ANSWER_BYTES });
+  private readonly finalAnswers = boundedCache<StatusAnswer>({
+    maxBytes: FINAL_ANSWER_BYTES,
+    sizeOf: (answer, key) => answer.bytes + 2 * key.length,
+  });
   /** Concurrent lookups of one key share a read (and the answer built from it). */
   private readonly answers = new CoalescedReads((key: string) => this.readAnswer(key));
   /** Moves on with every erasure heard of: a read that began before one is not kept. */
@@ -123,7 +141,7 @@ export class PaymentSessionService {
     const session = await this.sessions.find(validationKey);
     if (!session) return undefined;
     const element = buildStatusElement(validationKey, session);
-    const answer = { merchantId: session.merchantId, element };
+    const answer = { merchantId: session.merchantId, element, bytes: answerBytes(session) };
     if (isFinal(session.status) && generation === this.generation) {
       Object.freeze(element);
       this.finalAnswers.set(validationKey, answer);

@@ -17,6 +17,16 @@ describe('boundedCache', () => {
     expect(cache.size).toBeLessThanOrEqual(5);
   });
 
+  it("takes the caller's estimate of an entry instead of walking its value", () => {
+    const cache = boundedCache<{ bytes: number; body: string }>({
+      maxBytes: 10_000,
+      sizeOf: (value) => value.bytes,
+    });
+    for (let i = 0; i < 100; i++) cache.set(`k${i}`, { bytes: 1_000, body: 'z' });
+    expect(cache.size).toBe(10);
+    expect(cache.calculatedSize).toBe(10_000);
+  });
+
   it('forgets entries older than the age limit', async () => {
     const cache = boundedCache<{ id: number }>({ maxBytes: 1024, ttlMs: 20 });
     cache.set('a', { id: 1 });

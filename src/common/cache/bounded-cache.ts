@@ -8,23 +8,32 @@ export interface CacheBudget {
   ttlMs?: number;
 }
 
+/** A budget with the caller's own estimate of an entry's bytes (key and overhead included). */
+export interface SizedCacheBudget<V> extends CacheBudget {
+  sizeOf(value: V, key: string): number;
+}
+
 /**
  * An in-memory LRU cache bounded in bytes, not only in entries: the variety of requests (unique
  * query strings, unknown validation keys, random API keys) cannot grow the process past its
  * budget, however large each entry is. Values are kept as they are (callers store immutable
  * values). Sizes are estimated: two bytes per character of strings, a fixed overhead per entry.
  */
-export function boundedCache<V extends object>(budget: CacheBudget): LRUCache<string, V> {
+export function boundedCache<V extends object>(
+  budget: CacheBudget | SizedCacheBudget<V>,
+): LRUCache<string, V> {
   return new LRUCache<string, V>({
     maxSize: budget.maxBytes,
-    sizeCalculation: (value, key) =>
-      ENTRY_OVERHEAD_BYTES + 2 * key.length + approximateBytes(value),
+    sizeCalculation:
+      'sizeOf' in budget
+        ? (value, key) => Math.max(1, budget.sizeOf(value, key))
+        : (value, key) => ENTRY_OVERHEAD_BYTES + 2 * key.length + approximateBytes(value),
     ...(budget.ttlMs ? { ttl: budget.ttlMs, ttlAutopurge: false } : {}),
   });
 }
 
 /** What an entry costs beyond its characters (LRU bookkeeping, object headers), roughly. */
-const ENTRY_OVERHEAD_BYTES = 160;
+export const ENTRY_OVERHEAD_BYTES = 160;
 
 /** Rough size of a value: strings at two bytes per character, objects by their own fields. */
 export function approximateBytes(value: unknown, depth = 0): number {
