@@ -16,8 +16,8 @@ if (!existsSync(join(ROOT, 'dist', 'http', 'logging.js'))) {
   console.error('dist/ is missing: run npm run build first');
   process.exit(2);
 }
-const { logCompletion, setRouteTemplate } = await import(dist('http/logging.js'));
-const { classifyPath } = await import(dist('http/paths.js'));
+const { logCompletion } = await import(dist('http/logging.js'));
+const { loggableUrl } = await import(dist('http/paths.js'));
 
 const LINES = Number(process.argv[2] ?? 200_000);
 const ROUNDS = 7;
@@ -25,14 +25,14 @@ let bytes = 0;
 const discard = { write: (line) => (bytes += line.length) };
 const logger = pino({ level: 'info', base: { pid: process.pid } }, discard);
 
+const ROUTE_WORDS = new Set(['api', 'gateway', 'payment-status']);
 const url = '/api/gateway/payment-status/vk_00050001_39f80725';
-const path = classifyPath(url, '');
-void path.loggable;
+const loggable = () => loggableUrl(url, (word) => ROUTE_WORDS.has(word));
+const route = '/api/gateway/payment-status/:validationKey';
 const request = {
   method: 'GET',
   headers: { 'x-request-id': '3f1c2a9e-8d7b-4c6a-9e5f-1a2b3c4d5e6f' },
 };
-setRouteTemplate(request, '/api/gateway/payment-status/:validationKey');
 const response = { statusCode: 200, writableFinished: true };
 
 const variants = {
@@ -41,15 +41,16 @@ const variants = {
       {
         requestId: request.headers['x-request-id'],
         method: request.method,
-        url: path.loggable,
-        route: '/api/gateway/payment-status/:validationKey',
+        url: loggable(),
+        route,
         statusCode: response.statusCode,
         latencyMs: 1.3,
       },
-      `${request.method} ${path.loggable} ${response.statusCode}`,
+      `${request.method} ${loggable()} ${response.statusCode}`,
     );
   },
-  logCompletion: () => logCompletion(logger, request, response, path, 1.26),
+  logCompletion: () =>
+    logCompletion(logger, request, response, { url: loggable, route, latencyMs: 1.26 }),
 };
 
 function cpuMicros(run) {
