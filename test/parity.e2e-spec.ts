@@ -15,25 +15,7 @@ import { startTestApp, TestApp } from './support/test-app.js';
  * (test/support/parity-corpus.ts). `PARITY_REPORT=<file>` writes the differences found as JSON.
  */
 describe('platform parity (e2e, Express beside Fastify)', () => {
-  const env = {
-    AUTH_MODE: 'api-key',
-    CONTEXT_PATH: '',
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    RATE_LIMIT_STATUS_NOT_FOUND_PER_MINUTE: '1000000',
-  };
-  let express: TestApp;
-  let fastify: TestApp;
-
-  beforeAll(async () => {
-    [express, fastify] = await Promise.all([
-      startTestApp({ ...env, HTTP_PLATFORM: 'express' }),
-      startTestApp({ ...env, HTTP_PLATFORM: 'fastify' }),
-    ]);
-    await Promise.all([express.seed(PARITY_SEED), fastify.seed(PARITY_SEED)]);
-  });
-  afterAll(async () => {
-    await Promise.all([express?.close(), fastify?.close()]);
-  });
+  const platforms = bothPlatforms('');
 
   it('holds at least 500 requests', () => {
     expect(parityCorpus().length).toBeGreaterThanOrEqual(500);
@@ -44,8 +26,8 @@ describe('platform parity (e2e, Express beside Fastify)', () => {
     const serverErrors: string[] = [];
     for (const entry of parityCorpus()) {
       // One at a time, in order: writes change what later requests see, alike on both.
-      const onExpress = await sendCorpusRequest(express.url, entry);
-      const onFastify = await sendCorpusRequest(fastify.url, entry);
+      const onExpress = await sendCorpusRequest(platforms.express.url, entry);
+      const onFastify = await sendCorpusRequest(platforms.fastify.url, entry);
       if (onExpress.status >= 500 || onFastify.status >= 500) serverErrors.push(entry.label);
       if (JSON.stringify(onExpress) !== JSON.stringify(onFastify)) {
         differences.push({
@@ -67,25 +49,7 @@ describe('platform parity (e2e, Express beside Fastify)', () => {
 });
 
 describe('platform parity under CONTEXT_PATH (e2e, Express beside Fastify)', () => {
-  const env = {
-    AUTH_MODE: 'api-key',
-    CONTEXT_PATH: '/pegasus-ci',
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    RATE_LIMIT_STATUS_NOT_FOUND_PER_MINUTE: '1000000',
-  };
-  let express: TestApp;
-  let fastify: TestApp;
-
-  beforeAll(async () => {
-    [express, fastify] = await Promise.all([
-      startTestApp({ ...env, HTTP_PLATFORM: 'express' }),
-      startTestApp({ ...env, HTTP_PLATFORM: 'fastify' }),
-    ]);
-    await Promise.all([express.seed(PARITY_SEED), fastify.seed(PARITY_SEED)]);
-  });
-  afterAll(async () => {
-    await Promise.all([express?.close(), fastify?.close()]);
-  });
+  const platforms = bothPlatforms('/pegasus-ci');
 
   it('answers the corpus below the prefix, and spellings of the prefix itself, alike', async () => {
     const origin = (url: string) => new URL(url).origin;
@@ -114,10 +78,50 @@ describe('platform parity under CONTEXT_PATH (e2e, Express beside Fastify)', () 
         );
       }
     };
-    for (const entry of parityCorpus()) await check(entry, express.url, fastify.url);
+    for (const entry of parityCorpus())
+      await check(entry, platforms.express.url, platforms.fastify.url);
     for (const entry of prefixSpellings) {
-      await check(entry, origin(express.url), origin(fastify.url));
+      await check(entry, origin(platforms.express.url), origin(platforms.fastify.url));
     }
     expect(differences).toEqual([]);
   }, 120_000);
 });
+
+/**
+ * Both platforms started side by side on one configuration and seeded alike, for the tests of the
+ * enclosing describe block; the getters read them once they have started.
+ */
+function bothPlatforms(contextPath: string): {
+  readonly express: TestApp;
+  readonly fastify: TestApp;
+} {
+  const env = {
+    AUTH_MODE: 'api-key',
+    CONTEXT_PATH: contextPath,
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    RATE_LIMIT_STATUS_NOT_FOUND_PER_MINUTE: '1000000',
+  };
+  let apps: [TestApp, TestApp] | undefined;
+  beforeAll(async () => {
+    apps = await Promise.all([
+      startTestApp({ ...env, HTTP_PLATFORM: 'express' }),
+      startTestApp({ ...env, HTTP_PLATFORM: 'fastify' }),
+    ]);
+    await Promise.all(apps.map((app) => app.seed(PARITY_SEED)));
+  });
+  afterAll(async () => {
+    await Promise.all((apps ?? []).map((app) => app.close()));
+  });
+  const started = () => {
+    if (!apps) throw new Error('the platforms have not started');
+    return apps;
+  };
+  return {
+    get express() {
+      return started()[0];
+    },
+    get fastify() {
+      return started()[1];
+    },
+  };
+}

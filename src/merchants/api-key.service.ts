@@ -1,9 +1,9 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { boundedCache } from '../common/cache/bounded-cache.js';
 import { ApiError } from '../common/errors/api-error.js';
 import type { MaybePromise } from '../common/maybe-async.js';
 import { ChangeFeed, SINGLE_PROCESS_FEED } from '../database/change-feed.js';
+import { RevocableCache } from '../database/revocable-cache.js';
 import { AuditTrail } from '../audit/audit-trail.service.js';
 import { REDACTED } from '../audit/changes.js';
 import { Transactions, type Tx } from '../database/transactions.js';
@@ -36,13 +36,7 @@ const KEY_REVOKED = 'api-key-revoked';
 @Injectable()
 export class ApiKeyService extends KeyResolver {
   /** Resolved keys by hash: synchronous, it sits on every request's path. */
-  private readonly resolvedKeys = boundedCache<ResolvedKey>({
-    maxBytes: API_KEY_CACHE_BYTES,
-    ttlMs: KEY_CACHE_TTL_MS,
-  });
-
-  /** Moves on with every revocation heard of: a lookup that began before one is not kept. */
-  private generation = 0;
+  private readonly resolvedKeys: RevocableCache<ResolvedKey>;
 
   constructor(
     private readonly merchants: MerchantRepository,
@@ -51,9 +45,9 @@ export class ApiKeyService extends KeyResolver {
     @Optional() private readonly changes: ChangeFeed = SINGLE_PROCESS_FEED,
   ) {
     super();
-    changes.subscribe(KEY_REVOKED, {
-      onChange: (hash) => this.forget(hash),
-      onGap: () => this.forget(),
+    this.resolvedKeys = new RevocableCache(changes, KEY_REVOKED, {
+      maxBytes: API_KEY_CACHE_BYTES,
+      ttlMs: KEY_CACHE_TTL_MS,
     });
   }
 
@@ -64,31 +58,10 @@ export class ApiKeyService extends KeyResolver {
    * trusted and every lookup asks the database. A kept key is answered at once, without a promise.
    */
   resolve(plaintext: string): MaybePromise<ResolvedKey | undefined> {
-    const hash = hashApiKey(plaintext);
-    const reliable = this.changes.reliable;
-    if (reliable) {
-      const cached = this.resolvedKeys.get(hash);
-      if (cached) return cached;
-    }
-    return this.lookUp(hash, reliable);
-  }
-
-  private async lookUp(hash: string, reliable: boolean): Promise<ResolvedKey | undefined> {
-    const generation = this.generation;
-    const found = await this.merchants.findActiveKey(hash);
-    if (!found) return undefined;
-    const resolved = { keyId: found.keyId, merchantId: found.merchantId };
-    if (reliable && generation === this.generation && this.changes.reliable) {
-      this.resolvedKeys.set(hash, resolved);
-    }
-    return resolved;
-  }
-
-  /** Drops a kept key (or all of them) and makes lookups already under way not keep theirs. */
-  private forget(hash?: string): void {
-    this.generation++;
-    if (hash === undefined) this.resolvedKeys.clear();
-    else this.resolvedKeys.delete(hash);
+    return this.resolvedKeys.resolve(hashApiKey(plaintext), async (hash) => {
+      const found = await this.merchants.findActiveKey(hash);
+      return found && { keyId: found.keyId, merchantId: found.merchantId };
+    });
   }
 
   async createKey(merchantId: string, call?: OperatorCall): Promise<CreatedApiKeyDto> {
@@ -128,7 +101,7 @@ export class ApiKeyService extends KeyResolver {
       return key.keyHash;
     });
     // This instance refuses the key at once; the others when the announcement reaches them.
-    this.forget(hash);
+    this.resolvedKeys.forget(hash);
   }
 
   /**

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { boundedCache } from '../common/cache/bounded-cache.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { andThen, type MaybePromise } from '../common/maybe-async.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ChangeFeed, SINGLE_PROCESS_FEED } from '../database/change-feed.js';
+import { RevocableCache } from '../database/revocable-cache.js';
 import { Transactions } from '../database/transactions.js';
 import type { OperatorIdentity } from '../http/caller.js';
 import { ROLES_INCLUDING, type OperatorRole } from '../http/endpoint.decorator.js';
@@ -44,13 +44,8 @@ function digest(value: string): Buffer {
 export class OperatorTokens extends OperatorAuthenticator {
   private readonly logger = new Logger('Operators');
   private readonly root: Buffer | undefined;
-  private readonly known = boundedCache<ActiveOperator>({
-    maxBytes: 1024 * 1024,
-    ttlMs: TOKEN_CACHE_TTL_MS,
-  });
+  private readonly known: RevocableCache<ActiveOperator>;
   private readonly lastWritten = new Map<string, number>();
-  /** Moves on with every revocation heard of: a lookup that began before one is not kept. */
-  private generation = 0;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -60,9 +55,9 @@ export class OperatorTokens extends OperatorAuthenticator {
   ) {
     super();
     this.root = config.adminToken === undefined ? undefined : digest(config.adminToken);
-    changes.subscribe(OPERATOR_TOKEN_CHANGED, {
-      onChange: (hash) => this.forget(hash),
-      onGap: () => this.forget(),
+    this.known = new RevocableCache(changes, OPERATOR_TOKEN_CHANGED, {
+      maxBytes: 1024 * 1024,
+      ttlMs: TOKEN_CACHE_TTL_MS,
     });
   }
 
@@ -113,32 +108,11 @@ export class OperatorTokens extends OperatorAuthenticator {
 
   /** Forgets a revoked token on this instance at once (the others hear of it on the feed). */
   revoked(tokenHash: string): void {
-    this.forget(tokenHash);
+    this.known.forget(tokenHash);
   }
 
   private resolve(token: string): MaybePromise<ActiveOperator | undefined> {
-    const hash = hashOperatorToken(token);
-    const reliable = this.changes.reliable;
-    if (reliable) {
-      const cached = this.known.get(hash);
-      if (cached) return cached;
-    }
-    return this.lookUp(hash, reliable);
-  }
-
-  private async lookUp(hash: string, reliable: boolean): Promise<ActiveOperator | undefined> {
-    const generation = this.generation;
-    const found = await this.operators.findActive(hash);
-    if (found && reliable && generation === this.generation && this.changes.reliable) {
-      this.known.set(hash, found);
-    }
-    return found;
-  }
-
-  private forget(hash?: string): void {
-    this.generation++;
-    if (hash === undefined) this.known.clear();
-    else this.known.delete(hash);
+    return this.known.resolve(hashOperatorToken(token), (hash) => this.operators.findActive(hash));
   }
 
   /** Records when an operator last used their token, to the minute, never failing the request. */
