@@ -23,7 +23,6 @@ interface Credential {
 
 function setUp() {
   const feed = new DrivenFeed();
-  const cache = new RevocableCache<Credential>(feed, 'revoked', { maxBytes: 64 * 1024 });
   const stored = new Map<string, Credential>([
     ['h1', { owner: 'acme' }],
     ['h2', { owner: 'globex' }],
@@ -33,67 +32,68 @@ function setUp() {
     loads++;
     return stored.get(hash);
   };
-  return { feed, cache, stored, load, loads: () => loads };
+  const cache = new RevocableCache<Credential>(feed, 'revoked', { maxBytes: 64 * 1024 }, load);
+  return { feed, cache, stored, loads: () => loads };
 }
 
 describe('RevocableCache', () => {
   it('answers a kept credential at once, without a promise and without loading it again', async () => {
-    const { cache, load, loads } = setUp();
-    expect(await cache.resolve('h1', load)).toEqual({ owner: 'acme' });
-    expect(cache.resolve('h1', load)).toEqual({ owner: 'acme' });
+    const { cache, loads } = setUp();
+    expect(await cache.resolve('h1')).toEqual({ owner: 'acme' });
+    expect(cache.resolve('h1')).toEqual({ owner: 'acme' });
     expect(loads()).toBe(1);
   });
 
   it('keeps nothing for an unknown hash', async () => {
-    const { cache, load, loads } = setUp();
-    expect(await cache.resolve('nope', load)).toBeUndefined();
-    expect(await cache.resolve('nope', load)).toBeUndefined();
+    const { cache, loads } = setUp();
+    expect(await cache.resolve('nope')).toBeUndefined();
+    expect(await cache.resolve('nope')).toBeUndefined();
     expect(loads()).toBe(2);
   });
 
   it('drops a credential revoked on the feed: the next lookup asks the store', async () => {
-    const { feed, cache, stored, load } = setUp();
-    await cache.resolve('h1', load);
+    const { feed, cache, stored } = setUp();
+    await cache.resolve('h1');
     stored.delete('h1');
     feed.revoke('h1');
-    expect(await cache.resolve('h1', load)).toBeUndefined();
+    expect(await cache.resolve('h1')).toBeUndefined();
   });
 
   it('does not keep what a lookup begun before a revocation found', async () => {
-    const { feed, cache, stored, load } = setUp();
-    const under = cache.resolve('h1', load);
+    const { feed, cache, stored } = setUp();
+    const under = cache.resolve('h1');
     feed.revoke('h1');
     stored.delete('h1');
     expect(await under).toEqual({ owner: 'acme' });
-    expect(await cache.resolve('h1', load)).toBeUndefined();
+    expect(await cache.resolve('h1')).toBeUndefined();
   });
 
   it('forgets everything on a gap in the feed', async () => {
-    const { feed, cache, load, loads } = setUp();
-    await cache.resolve('h1', load);
-    await cache.resolve('h2', load);
+    const { feed, cache, loads } = setUp();
+    await cache.resolve('h1');
+    await cache.resolve('h2');
     feed.gap();
-    await cache.resolve('h1', load);
-    await cache.resolve('h2', load);
+    await cache.resolve('h1');
+    await cache.resolve('h2');
     expect(loads()).toBe(4);
   });
 
   it('trusts nothing kept while the feed is unreliable, and keeps nothing found then', async () => {
-    const { feed, cache, load, loads } = setUp();
-    await cache.resolve('h1', load);
+    const { feed, cache, loads } = setUp();
+    await cache.resolve('h1');
     feed.reliable = false;
-    expect(await cache.resolve('h1', load)).toEqual({ owner: 'acme' });
-    expect(await cache.resolve('h2', load)).toEqual({ owner: 'globex' });
+    expect(await cache.resolve('h1')).toEqual({ owner: 'acme' });
+    expect(await cache.resolve('h2')).toEqual({ owner: 'globex' });
     expect(loads()).toBe(3);
     feed.reliable = true;
-    expect(cache.resolve('h2', load)).toBeInstanceOf(Promise);
+    expect(cache.resolve('h2')).toBeInstanceOf(Promise);
   });
 
   it('forgets a credential revoked on this instance at once', async () => {
-    const { cache, stored, load } = setUp();
-    await cache.resolve('h1', load);
+    const { cache, stored } = setUp();
+    await cache.resolve('h1');
     stored.delete('h1');
     cache.forget('h1');
-    expect(await cache.resolve('h1', load)).toBeUndefined();
+    expect(await cache.resolve('h1')).toBeUndefined();
   });
 });

@@ -20,6 +20,8 @@ export class RevocableCache<V extends object> {
     /** The change-feed kind whose payload is the hash of a revoked credential. */
     revocationKind: string,
     budget: CacheBudget,
+    /** Reads the working credential of a hash from the database; undefined when there is none. */
+    private readonly load: (hash: string) => Promise<V | undefined>,
   ) {
     this.entries = boundedCache<V>(budget);
     changes.subscribe(revocationKind, {
@@ -29,16 +31,13 @@ export class RevocableCache<V extends object> {
   }
 
   /** The credential of `hash`: a kept one at once, without a promise; else what `load` finds. */
-  resolve(
-    hash: string,
-    load: (hash: string) => Promise<V | undefined>,
-  ): MaybePromise<V | undefined> {
+  resolve(hash: string): MaybePromise<V | undefined> {
     const reliable = this.changes.reliable;
     if (reliable) {
       const kept = this.entries.get(hash);
       if (kept) return kept;
     }
-    return this.loadAndKeep(hash, reliable, load);
+    return this.loadAndKeep(hash, reliable);
   }
 
   /** Drops a kept credential (or all of them) and makes lookups under way not keep theirs. */
@@ -48,13 +47,9 @@ export class RevocableCache<V extends object> {
     else this.entries.delete(hash);
   }
 
-  private async loadAndKeep(
-    hash: string,
-    reliable: boolean,
-    load: (hash: string) => Promise<V | undefined>,
-  ): Promise<V | undefined> {
+  private async loadAndKeep(hash: string, reliable: boolean): Promise<V | undefined> {
     const generation = this.generation;
-    const found = await load(hash);
+    const found = await this.load(hash);
     if (found && reliable && generation === this.generation && this.changes.reliable) {
       this.entries.set(hash, found);
     }

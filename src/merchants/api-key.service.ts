@@ -45,23 +45,23 @@ export class ApiKeyService extends KeyResolver {
     @Optional() private readonly changes: ChangeFeed = SINGLE_PROCESS_FEED,
   ) {
     super();
-    this.resolvedKeys = new RevocableCache(changes, KEY_REVOKED, {
-      maxBytes: API_KEY_CACHE_BYTES,
-      ttlMs: KEY_CACHE_TTL_MS,
-    });
+    this.resolvedKeys = new RevocableCache(
+      changes,
+      KEY_REVOKED,
+      { maxBytes: API_KEY_CACHE_BYTES, ttlMs: KEY_CACHE_TTL_MS },
+      async (hash) => {
+        const found = await merchants.findActiveKey(hash);
+        return found && { keyId: found.keyId, merchantId: found.merchantId };
+      },
+    );
   }
 
   /**
-   * The key's merchant, or undefined for an unknown or revoked key. Known keys are kept by hash,
-   * so a valid key costs no database round trip. A revocation, on this instance or another,
-   * drops the entry; while revocations could be missed (the change feed is down), nothing kept is
-   * trusted and every lookup asks the database. A kept key is answered at once, without a promise.
+   * The key's merchant, or undefined for an unknown or revoked key; a kept key (RevocableCache)
+   * at once, without a promise or a database round trip.
    */
   resolve(plaintext: string): MaybePromise<ResolvedKey | undefined> {
-    return this.resolvedKeys.resolve(hashApiKey(plaintext), async (hash) => {
-      const found = await this.merchants.findActiveKey(hash);
-      return found && { keyId: found.keyId, merchantId: found.merchantId };
-    });
+    return this.resolvedKeys.resolve(hashApiKey(plaintext));
   }
 
   async createKey(merchantId: string, call?: OperatorCall): Promise<CreatedApiKeyDto> {

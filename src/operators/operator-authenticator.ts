@@ -51,14 +51,16 @@ export class OperatorTokens extends OperatorAuthenticator {
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly operators: OperatorRepository,
     private readonly transactions: Transactions,
-    @Optional() private readonly changes: ChangeFeed = SINGLE_PROCESS_FEED,
+    @Optional() changes: ChangeFeed = SINGLE_PROCESS_FEED,
   ) {
     super();
     this.root = config.adminToken === undefined ? undefined : digest(config.adminToken);
-    this.known = new RevocableCache(changes, OPERATOR_TOKEN_CHANGED, {
-      maxBytes: 1024 * 1024,
-      ttlMs: TOKEN_CACHE_TTL_MS,
-    });
+    this.known = new RevocableCache(
+      changes,
+      OPERATOR_TOKEN_CHANGED,
+      { maxBytes: 1024 * 1024, ttlMs: TOKEN_CACHE_TTL_MS },
+      (hash) => operators.findActive(hash),
+    );
   }
 
   admit(
@@ -112,7 +114,7 @@ export class OperatorTokens extends OperatorAuthenticator {
   }
 
   private resolve(token: string): MaybePromise<ActiveOperator | undefined> {
-    return this.known.resolve(hashOperatorToken(token), (hash) => this.operators.findActive(hash));
+    return this.known.resolve(hashOperatorToken(token));
   }
 
   /** Records when an operator last used their token, to the minute, never failing the request. */
