@@ -5,19 +5,11 @@
  *
  *   npm run build && node bench/log-line.mjs [lines per round, default 200000]
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import pino from 'pino';
-import { ROOT } from './lib/build.mjs';
+import { importBuilt } from './lib/build.mjs';
 
-const dist = (file) => pathToFileURL(join(ROOT, 'dist', file)).href;
-if (!existsSync(join(ROOT, 'dist', 'http', 'logging.js'))) {
-  console.error('dist/ is missing: run npm run build first');
-  process.exit(2);
-}
-const { logCompletion } = await import(dist('http/logging.js'));
-const { loggableUrl } = await import(dist('http/paths.js'));
+const { logCompletion } = await importBuilt('http/logging.js');
+const { loggableUrl } = await importBuilt('http/paths.js');
 
 const LINES = Number(process.argv[2] ?? 200_000);
 const ROUNDS = 7;

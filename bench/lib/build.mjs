@@ -16,12 +16,25 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { keepTempDir, registerTempDir, runToCompletion } from './processes.mjs';
 
 /** bench/, and the project's root above it. */
 export const BENCH = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const ROOT = join(BENCH, '..');
+
+/**
+ * A module of the project's build (`dist/<file>`), for the micro-benchmarks that measure it in
+ * process; exits with a hint when there is no build.
+ */
+export async function importBuilt(file) {
+  const path = join(ROOT, 'dist', file);
+  if (!existsSync(path)) {
+    console.error(`dist/${file} is missing: run npm run build first`);
+    process.exit(2);
+  }
+  return import(pathToFileURL(path).href);
+}
 
 /** The CPU model as /proc/cpuinfo names it (os.cpus() elsewhere). */
 function cpuModel() {
