@@ -14,6 +14,7 @@ import { MerchantsAndKeys1763800000000 } from './migrations/1763800000000-mercha
 import { ApiKeyLast41763900000000 } from './migrations/1763900000000-api-key-last4.js';
 import { Callbacks1764000000000 } from './migrations/1764000000000-callbacks.js';
 import { OperatorsAndAudit1764100000000 } from './migrations/1764100000000-operators-and-audit.js';
+import { WriteProbe1764110000000 } from './migrations/1764110000000-write-probe.js';
 
 export const ENTITIES = [
   CryptoPair,
@@ -33,6 +34,7 @@ export const MIGRATIONS = [
   ApiKeyLast41763900000000,
   Callbacks1764000000000,
   OperatorsAndAudit1764100000000,
+  WriteProbe1764110000000,
 ];
 
 /**

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { claimLockClause } from '../database/dialect.js';
+import { claimLockClause, timestampOf } from '../database/dialect.js';
 import {
   type BatchColumn,
   insertBatch,
@@ -29,6 +29,10 @@ const SELECT_SESSIONS =
   'detailed_status AS "detailedStatus", error_message AS "errorMessage", ' +
   'payment_response AS "paymentResponse", return_url AS "returnUrl", error_url AS "errorUrl", ' +
   'version FROM payment_session';
+const HISTORY_SQL =
+  'SELECT version, from_status AS "fromStatus", to_status AS "toStatus", ' +
+  'detailed_status AS "detailedStatus", at FROM payment_session_transition ' +
+  'WHERE validation_key = ? ORDER BY version';
 /** Keys read by one statement of the status lookup at most. */
 const LOOKUP_BATCH_KEYS = 256;
 
@@ -197,17 +201,10 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
   }
 
   async history(validationKey: string): Promise<TransitionRecord[]> {
-    const rows = await this.dataSource.getRepository(PaymentSessionTransition).find({
-      where: { validationKey },
-      order: { version: 'ASC' },
-    });
-    return rows.map((row) => ({
-      version: row.version,
-      fromStatus: row.fromStatus,
-      toStatus: row.toStatus,
-      detailedStatus: row.detailedStatus,
-      at: new Date(row.at),
-    }));
+    const rows = await this.reads.all<TransitionRecord & { at: Date | string }>(HISTORY_SQL, [
+      validationKey,
+    ]);
+    return rows.map((row) => ({ ...row, version: Number(row.version), at: timestampOf(row.at) }));
   }
 
   async dueForErasure(
