@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PreparedReads } from '../database/prepared-reads.js';
+import { execute } from '../database/sql.js';
 import type { Tx } from '../database/transactions.js';
 import { insertUnlessDuplicate, managerOf } from '../database/typeorm-transactions.js';
 import { ApiKey, Merchant } from './merchant.entity.js';
@@ -37,8 +38,12 @@ export class TypeOrmMerchantRepository extends MerchantRepository {
   }
 
   async find(tx: Tx, id: string): Promise<MerchantRecord | undefined> {
-    const row = await managerOf(tx).findOneBy(Merchant, { id });
-    return row ? { id: row.id, name: row.name } : undefined;
+    const { rows } = await execute<MerchantRecord>(
+      tx,
+      'SELECT id, name FROM merchant WHERE id = ?',
+      [id],
+    );
+    return rows[0];
   }
 
   async list(tx: Tx, { page, size }: PageRequest): Promise<Page<ListedMerchant>> {
