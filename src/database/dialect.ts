@@ -6,6 +6,7 @@ import {
   DataSource,
   QueryFailedError,
   QueryRunnerAlreadyReleasedError,
+  QueryRunnerProviderAlreadyReleasedError,
   type DataSourceOptions,
   type QueryRunner,
 } from 'typeorm';
@@ -134,11 +135,17 @@ const UNAVAILABLE_MESSAGES =
 /**
  * True when the error says the database is unreachable, busy or read-only for now. TypeORM's
  * PostgreSQL runner releases itself when its connection fails, and its next query then throws
- * QueryRunnerAlreadyReleasedError: this service never uses a runner it released itself, so that
- * error always means a connection lost in the middle of a transaction.
+ * QueryRunnerAlreadyReleasedError (QueryRunnerProviderAlreadyReleasedError through an entity
+ * manager): this service never uses a runner it released itself, so those errors always mean a
+ * connection lost in the middle of a transaction.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  if (error instanceof QueryRunnerAlreadyReleasedError) return true;
+  if (
+    error instanceof QueryRunnerAlreadyReleasedError ||
+    error instanceof QueryRunnerProviderAlreadyReleasedError
+  ) {
+    return true;
+  }
   const candidate = error as {
     code?: unknown;
     message?: unknown;
