@@ -92,18 +92,30 @@ export function textRefusal(value: string): string | undefined {
 }
 
 /**
- * The fields of a parsed body whose text breaks TEXT_RULE, each named by its dotted path
- * (`client.firstName`, `items.2.name`), in document order.
+ * The fields of a parsed value whose text breaks TEXT_RULE, each named by its path below `path`
+ * (`client.firstName`; array elements `items.2.name`, or `items[2].name` with `brackets`), in
+ * document order.
  */
-export function textFieldRefusals(value: unknown, path = ''): { field: string; message: string }[] {
+export function textFieldRefusals(
+  value: unknown,
+  path = '',
+  indexStyle: 'dots' | 'brackets' = 'dots',
+): { field: string; message: string }[] {
   if (typeof value === 'string') {
     const message = textRefusal(value);
     return message === undefined ? [] : [{ field: path, message }];
   }
   if (typeof value !== 'object' || value === null || value instanceof JsonNumberText) return [];
   const refusals: { field: string; message: string }[] = [];
+  const isArray = Array.isArray(value);
   for (const [key, member] of Object.entries(value)) {
-    refusals.push(...textFieldRefusals(member, path === '' ? key : `${path}.${key}`));
+    const below =
+      isArray && indexStyle === 'brackets'
+        ? `${path}[${key}]`
+        : path === ''
+          ? key
+          : `${path}.${key}`;
+    refusals.push(...textFieldRefusals(member, below, indexStyle));
   }
   return refusals;
 }
