@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
   DataSource,
@@ -37,7 +37,7 @@ export function managerOf(tx: Tx): EntityManager {
  * a commit succeeds again (WriteHealth).
  */
 @Injectable()
-export class TypeOrmTransactions extends Transactions {
+export class TypeOrmTransactions extends Transactions implements OnApplicationBootstrap {
   private readonly group?: SqliteGroupCommit;
 
   constructor(
@@ -65,6 +65,15 @@ export class TypeOrmTransactions extends Transactions {
       );
       file.checkpointWith(() => this.outside('PRAGMA wal_checkpoint(TRUNCATE)'));
     }
+  }
+
+  /**
+   * SQLite: every COMMIT waits until the log is on disk (`synchronous = FULL`, SQLite's own default
+   * for this build, set explicitly so that no build or setting can weaken it): an acknowledged
+   * write survives a crash or a power cut, not only a killed process.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.group) await this.outside('PRAGMA synchronous = FULL');
   }
 
   run<T>(work: (tx: Tx) => Promise<T>, options: RunOptions = {}): Promise<T> {
