@@ -9,6 +9,7 @@ import { ApiKey, Merchant } from '../merchants/merchant.entity.js';
 import { AuditEventRow } from '../audit/audit-event.entity.js';
 import { Operator } from '../operators/operator.entity.js';
 import { connectionOptions } from './dialect.js';
+import type { SqliteConnection } from './sqlite-connection.js';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema.js';
 import { MerchantsAndKeys1763800000000 } from './migrations/1763800000000-merchants-and-keys.js';
 import { ApiKeyLast41763900000000 } from './migrations/1763900000000-api-key-last4.js';
@@ -41,9 +42,13 @@ export const MIGRATIONS = [
  * Data source options shared by the application, the seed script and ormconfig.ts. Migrations
  * are listed as classes (not globs) so the same list works from `src` under ts-jest and from `dist`.
  */
-export function dataSourceOptions(databaseUrl: string, poolSize = 10): DataSourceOptions {
+export function dataSourceOptions(
+  databaseUrl: string,
+  poolSize = 10,
+  sqlite?: SqliteConnection,
+): DataSourceOptions {
   return {
-    ...connectionOptions(databaseUrl, poolSize),
+    ...connectionOptions(databaseUrl, poolSize, sqlite),
     entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsRun: false,

@@ -11,6 +11,7 @@ import {
   type QueryRunner,
 } from 'typeorm';
 import { databaseKindOf, type DatabaseKind } from '../config/app-config.js';
+import type { SqliteConnection } from './sqlite-connection.js';
 
 /**
  * Everything that differs between the databases this service runs on: SQLite (the embedded
@@ -29,8 +30,15 @@ export function readPoolSize(poolSize: number): number {
   return Math.max(1, Math.floor(poolSize / 2));
 }
 
-/** Connection options for TypeORM, without entities and migrations. */
-export function connectionOptions(databaseUrl: string, poolSize: number): DataSourceOptions {
+/**
+ * Connection options for TypeORM, without entities and migrations. On SQLite, `sqlite` (when
+ * given) holds the connection TypeORM opens (see SqliteConnection).
+ */
+export function connectionOptions(
+  databaseUrl: string,
+  poolSize: number,
+  sqlite?: SqliteConnection,
+): DataSourceOptions {
   if (databaseKindOf(databaseUrl) === 'postgres') {
     const logger = new Logger('Database');
     return {
@@ -59,7 +67,7 @@ export function connectionOptions(databaseUrl: string, poolSize: number): DataSo
     enableWAL: database !== ':memory:',
     busyTimeout: 5000,
     // TypeORM calls sqlite3.verbose(), which records a stack trace on every database call.
-    driver: { ...sqlite3, verbose: () => sqlite3 },
+    driver: sqlite?.driverModule() ?? { ...sqlite3, verbose: () => sqlite3 },
   };
 }
 
@@ -159,9 +167,14 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 
 /** True when an insert or update broke a unique constraint (another writer got there first). */
 export function isUniqueViolation(error: unknown): boolean {
-  if (!(error instanceof QueryFailedError)) return false;
-  const code = (error.driverError as { code?: unknown } | undefined)?.code;
-  return code === '23505' || /UNIQUE constraint failed/i.test(error.message);
+  // Through TypeORM a QueryFailedError wraps the driver's error; a prepared statement run on the
+  // held SQLite connection (see SqliteConnection) reports the driver's error itself.
+  const driverError = error instanceof QueryFailedError ? error.driverError : error;
+  const { code, message } = (driverError ?? {}) as { code?: unknown; message?: unknown };
+  return (
+    code === '23505' ||
+    (code === 'SQLITE_CONSTRAINT' && /UNIQUE constraint failed/i.test(String(message)))
+  );
 }
 
 /**

@@ -1,4 +1,3 @@
-import type { QueryRunner } from 'typeorm';
 import { ApiError } from '../common/errors/api-error.js';
 import { isDatabaseUnavailable } from './dialect.js';
 import type { RunOptions, Tx } from './transactions.js';
@@ -16,9 +15,10 @@ interface Unit<T = unknown> {
 /** What a unit came to inside its group, handed over only once the group's fate is known. */
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
-/** The connection's runner, and the transaction handle the units are given. */
+/** The group's own statements on the connection, and the transaction handle units are given. */
 export interface GroupConnection {
-  runner: QueryRunner;
+  /** Runs one of the group's statements: BEGIN, SAVEPOINT, RELEASE, ROLLBACK, COMMIT. */
+  control(sql: string): Promise<unknown>;
   tx: Tx;
 }
 
@@ -44,8 +44,8 @@ export interface GroupHooks {
  * the writes of the units before it in the group, and if COMMIT fails none of them happened. Then
  * every unit of the group fails with SERVICE_UNAVAILABLE.
  *
- * The statements BEGIN, SAVEPOINT, RELEASE, ROLLBACK and COMMIT are sent by this class through
- * the query runner's `query`, and the runner's own transaction methods are never used: after a
+ * The statements BEGIN, SAVEPOINT, RELEASE, ROLLBACK and COMMIT are sent by this class, and the
+ * query runner's own transaction methods are never used: after a
  * failed COMMIT SQLite may or may not have rolled back by itself, and TypeORM 0.3.31's runner keeps
  * believing its transaction is open when the ROLLBACK that follows fails (docs/decisions.md,
  * "SQLite transactions after a failed COMMIT"). Here each group begins with BEGIN IMMEDIATE, which
@@ -85,7 +85,7 @@ export class SqliteGroupCommit {
     return new Promise<void>((resolve, reject) => {
       const unit: Unit<void> = {
         work: async () => {
-          await this.connection().runner.query(sql);
+          await this.connection().control(sql);
         },
         resolve,
         reject,
@@ -120,15 +120,15 @@ export class SqliteGroupCommit {
   }
 
   private async runGroup(group: Unit[]): Promise<void> {
-    const { runner, tx } = this.connection();
+    const connection = this.connection();
     const outcomes: Outcome[] = [];
     try {
-      await this.begin(runner);
-      for (const unit of group) outcomes.push(await this.runUnit(runner, tx, unit));
+      await this.begin(connection);
+      for (const unit of group) outcomes.push(await this.runUnit(connection, unit));
       this.hooks.assertWritable(); // before COMMIT: a gone file rolls the group back
-      await runner.query('COMMIT');
+      await connection.control('COMMIT');
     } catch (error) {
-      await runner.query('ROLLBACK').catch(() => undefined); // none open: nothing to undo
+      await connection.control('ROLLBACK').catch(() => undefined); // none open: nothing to undo
       this.fail(group, error);
       return;
     }
@@ -147,13 +147,13 @@ export class SqliteGroupCommit {
   }
 
   /** BEGIN IMMEDIATE; a transaction some failure left open is rolled back first. */
-  private async begin(runner: QueryRunner): Promise<void> {
+  private async begin(connection: GroupConnection): Promise<void> {
     try {
-      await runner.query('BEGIN IMMEDIATE');
+      await connection.control('BEGIN IMMEDIATE');
     } catch (error) {
       if (!/within a transaction/i.test(String(error))) throw error;
-      await runner.query('ROLLBACK');
-      await runner.query('BEGIN IMMEDIATE');
+      await connection.control('ROLLBACK');
+      await connection.control('BEGIN IMMEDIATE');
     }
   }
 
@@ -161,18 +161,18 @@ export class SqliteGroupCommit {
    * One unit in its savepoint. Its own error is its outcome; an error that may have ended the
    * transaction, or a savepoint that cannot be released or rolled back to, ends the group.
    */
-  private async runUnit(runner: QueryRunner, tx: Tx, unit: Unit): Promise<Outcome> {
-    await runner.query('SAVEPOINT unit');
+  private async runUnit(connection: GroupConnection, unit: Unit): Promise<Outcome> {
+    await connection.control('SAVEPOINT unit');
     let value: unknown;
     try {
-      value = await unit.work(tx);
+      value = await unit.work(connection.tx);
     } catch (error) {
       if (isDatabaseUnavailable(error)) throw error;
-      await runner.query('ROLLBACK TO unit');
-      await runner.query('RELEASE unit');
+      await connection.control('ROLLBACK TO unit');
+      await connection.control('RELEASE unit');
       return { ok: false, error };
     }
-    await runner.query('RELEASE unit');
+    await connection.control('RELEASE unit');
     return { ok: true, value };
   }
 

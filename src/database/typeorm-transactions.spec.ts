@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { ApiError } from '../common/errors/api-error.js';
 import { ServiceState } from '../common/service-state.js';
 import { DatabaseFileMonitor } from './database-file-monitor.js';
+import { SqliteConnection } from './sqlite-connection.js';
 import { SqliteGroupCommit } from './sqlite-group-commit.js';
 import { TypeOrmTransactions, managerOf } from './typeorm-transactions.js';
 import type { Tx } from './transactions.js';
@@ -12,8 +13,15 @@ describe('TypeOrmTransactions on SQLite', () => {
   let transactions: TypeOrmTransactions;
   let state: ServiceState;
 
+  let sqlite: SqliteConnection;
+
   beforeEach(async () => {
-    dataSource = await new DataSource({ type: 'sqlite', database: ':memory:' }).initialize();
+    sqlite = new SqliteConnection();
+    dataSource = await new DataSource({
+      type: 'sqlite',
+      database: ':memory:',
+      driver: sqlite.driverModule(),
+    }).initialize();
     await dataSource.query('PRAGMA foreign_keys = ON');
     await dataSource.query('CREATE TABLE t (name TEXT NOT NULL UNIQUE)');
     // A child whose parent is checked at COMMIT: a COMMIT SQLite refuses, leaving the
@@ -26,9 +34,13 @@ describe('TypeOrmTransactions on SQLite', () => {
       dataSource,
       new DatabaseFileMonitor(dataSource, state),
       new WriteHealth(state),
+      sqlite,
     );
   });
-  afterEach(() => dataSource.destroy());
+  afterEach(async () => {
+    await transactions.beforeApplicationShutdown();
+    await dataSource.destroy();
+  });
 
   const insert = (tx: Tx, name: string) =>
     managerOf(tx).query('INSERT INTO t (name) VALUES (?)', [name]);
@@ -81,11 +93,9 @@ describe('TypeOrmTransactions on SQLite', () => {
 
   it('commits the units waiting together once, each with its own outcome', async () => {
     const groups: number[] = [];
-    const { runner, tx } = await (async () => {
-      const runner = dataSource.createQueryRunner();
-      return { runner, tx: (await transactions.run(async (t) => t)) as Tx };
-    })();
-    const group = new SqliteGroupCommit(() => ({ runner, tx }), {
+    // A transaction handle of this data source, as the units of a group are given one.
+    const tx = await transactions.run(async (t) => t);
+    const group = new SqliteGroupCommit(() => ({ control: (sql) => sqlite.run(sql), tx }), {
       assertWritable: () => undefined,
       committed: (units) => groups.push(units),
       refused: () => undefined,

@@ -1,4 +1,9 @@
-import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Injectable,
+  OnApplicationBootstrap,
+  Optional,
+} from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
   DataSource,
@@ -7,23 +12,37 @@ import {
   InsertResult,
   ObjectLiteral,
   QueryDeepPartialEntity,
-  QueryRunner,
 } from 'typeorm';
 import { DatabaseFileMonitor } from './database-file-monitor.js';
 import { isDatabaseUnavailable, isUniqueViolation, kindOf } from './dialect.js';
-import { SqliteGroupCommit } from './sqlite-group-commit.js';
+import { SqliteConnection } from './sqlite-connection.js';
+import { GroupConnection, SqliteGroupCommit } from './sqlite-group-commit.js';
 import { RunOptions, Transactions, Tx } from './transactions.js';
 import { WriteHealth } from './write-health.js';
 
 class TypeOrmTx implements Tx {
   readonly inTransaction = true;
-  constructor(readonly manager: EntityManager) {}
+  constructor(
+    readonly manager: EntityManager,
+    /** SQLite: the connection of the transaction, for prepared statements (see SqliteConnection). */
+    readonly sqlite?: SqliteConnection,
+  ) {}
+}
+
+function typeOrmTx(tx: Tx): TypeOrmTx {
+  if (!(tx instanceof TypeOrmTx)) throw new Error('Not a transaction of this data source');
+  return tx;
 }
 
 /** The entity manager of a transaction begun by TypeOrmTransactions. */
 export function managerOf(tx: Tx): EntityManager {
-  if (!(tx instanceof TypeOrmTx)) throw new Error('Not a transaction of this data source');
-  return tx.manager;
+  return typeOrmTx(tx).manager;
+}
+
+/** SQLite: the connection the transaction runs on, when the application holds it. */
+export function sqliteConnectionOf(tx: Tx): SqliteConnection | undefined {
+  const sqlite = typeOrmTx(tx).sqlite;
+  return sqlite?.isOpen ? sqlite : undefined;
 }
 
 /**
@@ -37,23 +56,31 @@ export function managerOf(tx: Tx): EntityManager {
  * a commit succeeds again (WriteHealth).
  */
 @Injectable()
-export class TypeOrmTransactions extends Transactions implements OnApplicationBootstrap {
+export class TypeOrmTransactions
+  extends Transactions
+  implements OnApplicationBootstrap, BeforeApplicationShutdown
+{
   private readonly group?: SqliteGroupCommit;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly file: DatabaseFileMonitor,
     private readonly health: WriteHealth,
+    @Optional() private readonly sqlite?: SqliteConnection,
   ) {
     super();
     if (kindOf(dataSource) === 'sqlite') {
       // TypeORM's SQLite driver runs every query on its one connection, whichever runner sends it.
-      let connection: { runner: QueryRunner; tx: Tx } | undefined;
+      let connection: GroupConnection | undefined;
       this.group = new SqliteGroupCommit(
         () => {
           if (!connection) {
             const runner = dataSource.createQueryRunner();
-            connection = { runner, tx: new TypeOrmTx(runner.manager) };
+            const held = sqlite?.isOpen ? sqlite : undefined;
+            connection = {
+              control: held ? (sql) => held.run(sql) : (sql) => runner.query(sql),
+              tx: new TypeOrmTx(runner.manager, held),
+            };
           }
           return connection;
         },
@@ -74,6 +101,11 @@ export class TypeOrmTransactions extends Transactions implements OnApplicationBo
    */
   async onApplicationBootstrap(): Promise<void> {
     if (this.group) await this.outside('PRAGMA synchronous = FULL');
+  }
+
+  /** Before TypeORM closes the connection, which it cannot while a statement is prepared. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.sqlite?.finalize();
   }
 
   run<T>(work: (tx: Tx) => Promise<T>, options: RunOptions = {}): Promise<T> {
