@@ -1,5 +1,5 @@
 /**
- * Child processes, temp dirs and their clean-up, one HTTP request helper, and what /proc says
+ * Child processes, temp dirs and their clean-up, one HTTP request function, and what /proc says
  * about a process (CPU time, peak RSS). Every child, temp dir and server the benchmark starts is
  * registered here and removed on exit, on errors and on Ctrl-C.
  */

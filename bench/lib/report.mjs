@@ -62,7 +62,7 @@ function cardFloorRatio(results, platform, id, database, build = 'this') {
 /* ------------------------------------------------------------------------------------------ */
 /* Targets                                                                                     */
 
-/** PASS/FAIL of every target the run can judge (the issue's targets, bench/README.md). */
+/** PASS/FAIL of every target the run can judge (bench/README.md, "Targets"). */
 export function judge(run) {
   const { results, options } = run;
   const verdicts = [];
@@ -146,7 +146,7 @@ export function judge(run) {
     options.logLevel !== TARGETS.logLevel && `LOG_LEVEL=${options.logLevel}`,
     options.connections !== TARGETS.connections && `${options.connections} connections`,
   ].filter(Boolean);
-  if (offTarget.length) {
+  if (offTarget.length && verdicts.length) {
     for (const v of verdicts) if (v.verdict !== 'reported') v.verdict = `(${v.verdict})`;
     verdicts.push({
       target: 'verdicts in parentheses',
@@ -255,7 +255,8 @@ export function formatReport(run) {
   const datasets = Object.entries(run.datasets)
     .map(
       ([db, d]) =>
-        `${DB[db]} ${d.seeding.seconds} s (seed process peak RSS ${dec(d.seeding.peakRssMb)} MB` +
+        `${DB[db]} ${d.seeding.seconds} s (${int(options.sessions / d.seeding.seconds)} sessions/s, ` +
+        `seed process peak RSS ${dec(d.seeding.peakRssMb)} MB` +
         `${d.databaseMb ? `; ${int(d.databaseMb)} MB on disk` : ''})`,
     )
     .join('; ');
@@ -292,6 +293,8 @@ export function formatReport(run) {
     }
   }
   if (Object.keys(run.results).some((k) => k.includes(' writes '))) out.push(writesTable(run), '');
+  if (Object.keys(run.results).length === 0)
+    return [...out, 'Seeding only: nothing else measured.'].join('\n');
   out.push(
     'CPU µs: utime + stime of the server process over the measured window (/proc/<pid>/stat), per answered ' +
       'request or acknowledged write. × card floor: the service against the card floor of the same platform and ' +
