@@ -342,16 +342,19 @@ function historyLine(run) {
 }
 
 /**
- * bench/results.json: `latest`, the whole last run written, and `history`, one line per run (the
- * lines of the benchmark's earlier formats are kept as they were).
+ * bench/results.json: `latest`, the whole last run written, `history`, one line per run, and
+ * `earlier`, the earlier benchmark's last complete runs (its history lines stay in `history`).
  */
 export function writeResults(file, run) {
-  let history = [];
+  let previous = {};
   try {
-    history = JSON.parse(readFileSync(file, 'utf8')).history ?? [];
+    previous = JSON.parse(readFileSync(file, 'utf8'));
   } catch {
     // a new file
   }
+  const history = previous.history ?? [];
+  // The last complete runs of the earlier benchmark (format 2), kept as they were.
+  const earlier = previous.earlier ?? (previous.format === 2 ? previous.runs : undefined);
   history.push(historyLine(run));
   // One field of the run per line, and one line per measurement: diffs stay readable.
   const field = ([key, value]) =>
@@ -369,6 +372,15 @@ export function writeResults(file, run) {
       .map(field)
       .join(',\n'),
     '  },',
+    ...(earlier
+      ? [
+          '  "earlier": {',
+          Object.entries(earlier)
+            .map(([key, value]) => `    ${JSON.stringify(key)}: ${JSON.stringify(value)}`)
+            .join(',\n'),
+          '  },',
+        ]
+      : []),
     '  "history": [',
     history.map((entry) => `    ${JSON.stringify(entry)}`).join(',\n'),
     '  ]',
