@@ -1,560 +1,534 @@
 /**
- * `npm run bench`: the service's benchmark. Builds, generates a dataset into a fresh SQLite file
- * (and, with --database postgres, the same one into a throwaway PostgreSQL), starts the production
- * build per HTTP platform and database, captures each scenario's real answers, starts two
- * baselines replaying those bytes (raw node:http; bare Nest on the same platform), measures them
- * all with autocannon on 127.0.0.1, prints a Markdown report and writes bench/results.json.
- * With --compare <git-ref>, the ref's build is measured too, alternately with this one.
- * Options: node bench/run.mjs --help
+ * `npm run bench`: the service's benchmark (bench/README.md). Builds, seeds a dataset through the
+ * service's seed command, starts the production build (`node dist/main.js`) per platform and
+ * database, checks and captures its answers, starts three baselines answering the same bytes
+ * (raw node:http, bare Nest, the card floor), measures them all with autocannon on 127.0.0.1,
+ * then the writes, prints a Markdown report and writes bench/results.json. With --compare
+ * <git-ref> the ref's build is measured too, alternately with this one.
  */
-import { createRequire } from 'node:module';
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import {
   BENCH,
   ROOT,
   loadAverage,
   machine,
   prepareBuild,
-  productionNodeFlags,
+  prepareRefBuild,
   workingTreeState,
 } from './lib/build.mjs';
-import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { captureScenarios, compareAnswers, compareCaptures, toReplay } from './lib/capture.mjs';
-import { prepareRefBuild } from './lib/compare.mjs';
-import { createDataset, newApiKey, writeSeedFile } from './lib/dataset.mjs';
-import { STATUS_PREFIX } from './lib/keys.mjs';
-import { stopLoad } from './lib/loadgen.mjs';
-import { combine, formatMeasurement, measure } from './lib/measure.mjs';
-import { USAGE, UsageError, optionsOrUsage, parseOptions } from './lib/options.mjs';
-import { createPostgresDataset, startBenchPostgres, startBenchRedis } from './lib/postgres.mjs';
 import {
-  callerEnv,
+  CATALOG_PATH,
+  STATUS_PATH,
+  newApiKey,
+  pendingKeys,
+  seed,
+  settlePostgres,
+  startPostgres,
+  startRedis,
+  successfulKey,
+  writeSeedFile,
+} from './lib/dataset.mjs';
+import { combine, formatMeasurement, measure, stopLoad } from './lib/measure.mjs';
+import { USAGE, UsageError, parseOptions } from './lib/options.mjs';
+import {
   cleaningUpAlready,
   cleanup,
   freePort,
+  httpRequest,
   installCleanupHandlers,
+  registerTempDir,
   spawnTracked,
   stopChild,
   waitForHttp,
   waitForLine,
 } from './lib/processes.mjs';
 import { formatProfile, summariseProfile } from './lib/profile.mjs';
-import {
-  DATABASE_LABELS,
-  TARGETS,
-  compareRows,
-  evaluateTargets,
-  floorOf,
-  formatReport,
-  largeDatasetComparison,
-} from './lib/report.mjs';
-import { addRun, latestRuns, readResults, writeResults } from './lib/results.mjs';
-import { LOOKUP_MIX, REASK_BLOCK_KEYS, defineScenarios } from './lib/scenarios.mjs';
-
-const RESULTS_FILE = join(BENCH, 'results.json');
-/** Route patterns of the bare Nest baseline: the service's own two routes. */
-const NEST_ROUTES = [
-  'api/crypto-currency-protocol-processors',
-  'api/gateway/payment-status/:validationKey',
-];
-/** Highest value src/config/app-config.ts accepts for the two rate limits. */
-const RATE_LIMIT_MAX = '10000000';
+import { formatReport, judge, writeResults } from './lib/report.mjs';
 
 const log = (line = '') => process.stderr.write(`${line}\n`);
+/** What every service of a run gets besides its platform, port and database. */
+const ADMIN_TOKEN = `bench-admin-${randomBytes(24).toString('base64url')}`;
+/** High enough never to refuse (src/config/app-config.ts accepts up to 1,000,000,000). */
+const RATE_LIMIT = '10000000';
+/** Variables of the caller's environment that would change what is measured. */
+const IGNORED_ENV = [
+  'CONTEXT_PATH',
+  'CATALOG_CACHE_TTL_SECONDS',
+  'NODE_OPTIONS',
+  'DATABASE_POOL_SIZE',
+  'REDIS_URL',
+  'REDIS_KEY_PREFIX',
+];
+/** Headers Node writes itself: not part of what the baselines replay. */
+const NODE_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
+/** Headers whose value changes from one answer to the next. */
+const VARYING_HEADERS = new Set(['x-request-id', 'x-ratelimit-remaining', 'x-ratelimit-reset']);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Scenarios                                                                                   */
+
+function defineScenarios(context) {
+  const { options, apiKey } = context;
+  const headers = { key: apiKey };
+  const keys = pendingKeys(options.sessions);
+  const read = (id, label, path, check) => ({
+    id,
+    label,
+    kind: 'read',
+    ok: 200,
+    path,
+    check,
+    request: () => ({ path, headers }),
+  });
+  const runId = randomBytes(4).toString('hex');
+  let written = 0;
+  const writeBody = JSON.stringify({
+    merchantId: 'bench',
+    status: 'FAILED',
+    errorMessage: 'Insufficient funds in source wallet',
+    returnUrl: 'https://merchant.example/payments/return',
+  });
+  const all = [
+    read('catalog', 'catalog, default page', CATALOG_PATH, (v) => v.payload.length === 10),
+    read('catalog-ie', 'catalog, countryCode=IE', `${CATALOG_PATH}?countryCode=IE`, (v) =>
+      v.payload.every((pair) => pair.countryCode === 'IE'),
+    ),
+    read(
+      'successful',
+      'one SUCCESSFUL key (cached final answer)',
+      STATUS_PATH + successfulKey(options.sessions),
+      (v) => v.payload[0].status === 'SUCCESSFUL',
+    ),
+    {
+      id: 'pending-distinct',
+      label: `distinct PENDING keys (${keys.length.toLocaleString('en-US')})`,
+      kind: 'read',
+      ok: 200,
+      path: STATUS_PATH + keys[0],
+      samples: keys.slice(0, 10).map((key) => STATUS_PATH + key),
+      check: (v) => v.payload[0].status === 'PENDING',
+      // Each server walks the list from where it stopped: keys it has not asked yet, until it wraps.
+      request: (server) => ({
+        headers,
+        next: () => STATUS_PATH + keys[(server.cursor = (server.cursor ?? 0) + 1) % keys.length],
+      }),
+    },
+    {
+      id: 'writes',
+      label: `${options.connections} writers, a new FAILED session per request`,
+      kind: 'write',
+      ok: 201,
+      request: () => ({
+        method: 'PUT',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: writeBody,
+        next: () => `/admin/payment-sessions/vk_w_${runId}_${written++}`,
+      }),
+    },
+  ];
+  return all.filter((s) => options.scenarios.includes(s.id));
+}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Servers                                                                                     */
 
-/**
- * `node dist/main.js` of `build` (this working tree's, or the --compare ref's) on `database`.
- * Both builds get the same environment; only the ref's service is named `<database>:ref`.
- */
-async function startService(platform, database, build, context, { profileDir } = {}) {
-  const { options } = context;
+/** `node dist/main.js` of `build` on `database`, as `npm run start:prod` runs it. */
+async function startService(platform, database, build, context, instance = '') {
+  const { options, dir } = context;
+  const name = `${platform}-${database}-${build.name}${instance}`;
+  let url = context.datasets[database].url;
+  if (database === 'sqlite') {
+    // A copy per service: every service starts from the same file, and none shares its lock.
+    const file = join(dir, `${name}.sqlite`);
+    for (const suffix of ['', '-wal']) {
+      if (existsSync(context.datasets.sqlite.file + suffix))
+        copyFileSync(context.datasets.sqlite.file + suffix, file + suffix);
+    }
+    url = `sqlite:${file}`;
+  }
   const port = await freePort();
-  const env = callerEnv();
-  Object.assign(env, context.serviceEnv, {
+  const env = { ...process.env };
+  for (const variable of IGNORED_ENV) delete env[variable];
+  Object.assign(env, {
     NODE_ENV: 'production',
     PORT: String(port),
     HOST: '127.0.0.1',
-    DATABASE_URL: context.datasets[database].url,
+    DATABASE_URL: url,
     AUTH_MODE: 'api-key',
     LOG_LEVEL: options.logLevel,
-    RATE_LIMIT_PER_MINUTE: RATE_LIMIT_MAX,
-    RATE_LIMIT_STATUS_NOT_FOUND_PER_MINUTE: RATE_LIMIT_MAX,
+    RATE_LIMIT_PER_MINUTE: RATE_LIMIT,
+    RATE_LIMIT_STATUS_NOT_FOUND_PER_MINUTE: RATE_LIMIT,
     HTTP_PLATFORM: platform,
-    // The seed script migrated the database; no service of the run changes its schema.
     MIGRATIONS_RUN: 'false',
+    CALLBACK_SECRET_KEY: context.callbackSecretKey,
+    // Writes store a callback each; delivering them would add writes of its own.
+    CALLBACKS_ENABLED: 'false',
+    ADMIN_TOKEN,
+    ...(context.redisUrl
+      ? { REDIS_URL: context.redisUrl, REDIS_KEY_PREFIX: `bench-${name}:` }
+      : {}),
   });
-  if (database === 'postgres' && options.poolSize)
-    env.DATABASE_POOL_SIZE = String(options.poolSize);
-  const name = build.isRef ? `${database}:ref` : database;
-  if (context.redisUrl) {
-    env.REDIS_URL = context.redisUrl;
-    // One Redis for every service of the run: each counts on its own keys.
-    env.REDIS_KEY_PREFIX = `bench-${platform}-${name}:`;
-  }
-  const args = [];
-  if (profileDir) {
-    mkdirSync(profileDir, { recursive: true });
+  const args = [...build.nodeFlags];
+  let profileDir;
+  if (options.profile) {
+    profileDir = join(dir, `profiles-${name}`);
+    mkdirSync(profileDir);
     env.BENCH_PROFILE_DIR = profileDir;
     args.push('--import', pathToFileURL(join(BENCH, 'lib', 'profiler-preload.mjs')).href);
   }
-  args.push(...build.nodeFlags, join(build.distDir, 'main.js'));
-  const which = build.isRef ? `, ref ${build.ref}` : '';
-  const child = spawnTracked(process.execPath, args, {
+  const child = spawnTracked(process.execPath, [...args, join(build.distDir, 'main.js')], {
     cwd: build.root,
     env,
-    label: `service (${platform}, ${DATABASE_LABELS[database]}${which})`,
-    logFile: join(context.dir, `service-${platform}-${name.replace(':', '-')}.log`),
+    label: `service ${name}`,
+    logFile: join(dir, `${name}.log`),
   });
-  await waitForHttp(child, port, '/health/ready', { timeoutMs: 60_000 });
-  return { name, database, isRef: Boolean(build.isRef), child, port, profileDir };
-}
-
-async function startBaseline(kind, platform, specFile) {
-  const port = await freePort();
-  const script = join(BENCH, 'baselines', kind === 'raw' ? 'raw-server.mjs' : 'nest-server.mjs');
-  const child = spawnTracked(process.execPath, [script, specFile, String(port)], {
-    cwd: ROOT,
-    env: { ...process.env, NODE_ENV: 'production' },
-    label: kind === 'raw' ? 'raw node:http baseline' : `bare Nest + ${platform} baseline`,
-  });
-  await waitForLine(child, /^LISTENING /, 30_000);
-  return { name: kind, child, port };
-}
-
-/** Starts (or stops and writes) the CPU profile of a service started with a profileDir. */
-function toggleProfiler(service) {
-  service.child.kill('SIGWINCH');
-}
-
-/** Waits for the service's next profile, keeps it in bench/profiles/ and summarises it. */
-async function collectProfile(service, platform, scenario) {
-  const file = join(service.profileDir, `${service.profiles ?? 0}.cpuprofile`);
-  service.profiles = (service.profiles ?? 0) + 1;
-  const deadline = Date.now() + 30_000;
-  while (!existsSync(file)) {
-    if (Date.now() > deadline || service.child.exitInfo) return { error: 'no profile written' };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const target = join(
-    BENCH,
-    'profiles',
-    `${platform}-${service.database}-${scenario.id}.cpuprofile`,
-  );
-  mkdirSync(dirname(target), { recursive: true });
-  copyFileSync(file, target);
-  return { file: relative(ROOT, target), ...summariseProfile(target) };
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* One platform                                                                                */
-
-/** The per-database result of one platform, built from the measurements of its services. */
-function platformResult(service, ref, scenarios, runs, captured) {
-  const results = scenarios.map((s) => {
-    const r = runs.get(s.id);
-    const svc = combine(r[service.name]);
-    const rawM = combine(r.raw);
-    const nestM = combine(r.nest);
-    const refM = ref ? combine(r[ref.name]) : undefined;
-    return {
-      id: s.id,
-      label: s.label,
-      path: s.paths.length > 1 ? `${STATUS_PREFIX}<${s.paths.length} keys>` : s.paths[0],
-      expectedStatus: s.mixed ? 'mix' : s.expect,
-      extra: Boolean(s.extra),
-      responseBytes: captured.get(s.replays[0].id).body.length,
-      service: svc,
-      ...(refM ? { ref: refM } : {}),
-      raw: rawM,
-      nest: nestM,
-      ...floorOf(svc, rawM, nestM),
-    };
-  });
+  await waitForHttp(child, port, '/health/ready');
   return {
-    status: 'measured',
-    peakRssMb: Math.max(...results.map((s) => s.service?.peakRssMb ?? 0)),
-    scenarios: results,
+    name: `service:${database}:${build.name}`,
+    platform,
+    database,
+    build: build.name,
+    child,
+    port,
+    profileDir,
+    profiles: 0,
   };
 }
 
-/**
- * The order of one platform's measurements: without --compare, every repeat goes through every
- * scenario and server in turn; with it, each scenario measures this build and the ref
- * alternately, `repeat` times, then the baselines once.
- */
-function* schedule(scenarios, services, refs, baselines, options) {
-  if (refs.length === 0) {
-    for (let repeat = 0; repeat < options.repeat; repeat++) {
-      for (const scenario of scenarios) {
-        for (const target of [...services, ...baselines]) yield { scenario, target, repeat };
-      }
-    }
-    return;
-  }
-  for (const scenario of scenarios) {
-    for (let repeat = 0; repeat < options.repeat; repeat++) {
-      for (const service of services) {
-        yield { scenario, target: service, repeat };
-        const ref = refs.find((r) => r.database === service.database);
-        if (ref) yield { scenario, target: ref, repeat };
-      }
-    }
-    for (const target of baselines) yield { scenario, target, repeat: 0, once: true };
-  }
+async function startBaseline(kind, platform, replayFile) {
+  const port = await freePort();
+  const child = spawnTracked(
+    process.execPath,
+    [join(BENCH, 'baselines', `${kind}.mjs`), replayFile, String(port)],
+    {
+      cwd: ROOT,
+      env: { ...process.env, NODE_ENV: 'production' },
+      label: `${kind} baseline (${platform})`,
+    },
+  );
+  await waitForLine(child, /^LISTENING /);
+  return { name: kind, platform, child, port };
 }
 
-/**
- * One platform: the service on each database of the run (and the ref's, with --compare), all
- * started first, then the baselines. Returns a result per database.
- */
+/* ------------------------------------------------------------------------------------------ */
+/* Answers: checked before measuring, captured for the baselines, compared between servers      */
+
+/** Checks each read scenario's answers and captures one answer per scenario; checks one write. */
+async function capture(service, scenarios, context) {
+  const captured = new Map();
+  for (const scenario of scenarios) {
+    if (scenario.kind === 'write') {
+      const request = scenario.request();
+      const res = await httpRequest(service.port, request.next(), {
+        method: 'PUT',
+        headers: request.headers,
+        body: request.body,
+      });
+      if (res.status !== 201)
+        throw new Error(`a write answered ${res.status}: ${res.body.toString().slice(0, 300)}`);
+      continue;
+    }
+    for (const path of [scenario.path, ...(scenario.samples ?? [])]) {
+      const res = await httpRequest(service.port, path, { headers: { key: context.apiKey } });
+      let ok = res.status === 200;
+      try {
+        ok &&= scenario.check(JSON.parse(res.body.toString('utf8')));
+      } catch {
+        ok = false;
+      }
+      if (!ok)
+        throw new Error(
+          `${scenario.label}: GET ${path} answered ${res.status} ${res.body.toString().slice(0, 300)}`,
+        );
+      const first = captured.get(scenario.id);
+      if (first && !first.body.equals(res.body))
+        throw new Error(`${scenario.label}: the keys answer different bodies`);
+      captured.set(scenario.id, first ?? { path, ...res });
+    }
+  }
+  return captured;
+}
+
+function headerMap(rawHeaders) {
+  const map = new Map();
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i].toLowerCase();
+    if (!NODE_HEADERS.has(name))
+      map.set(name, VARYING_HEADERS.has(name) ? '<varies>' : rawHeaders[i + 1]);
+  }
+  return map;
+}
+
+/** How `actual` differs from `expected` (status, body bytes, headers; `bodyOnly` for bare Nest). */
+function differences(expected, actual, bodyOnly = false) {
+  const out = [];
+  if (expected.status !== actual.status)
+    out.push(`status ${actual.status} (expected ${expected.status})`);
+  if (!expected.body.equals(actual.body))
+    out.push(`body of ${actual.body.length} bytes differs (expected ${expected.body.length})`);
+  if (bodyOnly) return out;
+  const want = headerMap(expected.rawHeaders);
+  const got = headerMap(actual.rawHeaders);
+  for (const [name, value] of want)
+    if (got.get(name) !== value) out.push(`header ${name}: ${got.get(name) ?? 'missing'}`);
+  for (const name of got.keys()) if (!want.has(name)) out.push(`extra header ${name}`);
+  return out;
+}
+
+async function answersOf(server, scenarios, apiKey) {
+  const out = new Map();
+  for (const s of scenarios)
+    out.set(s.id, await httpRequest(server.port, s.path, { headers: { key: apiKey } }));
+  return out;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Measuring                                                                                   */
+
+/** Measures `servers` on `scenario` once and keeps the result under `key`. */
+async function measureOnce(key, servers, scenario, context, repeat) {
+  const { options } = context;
+  const round = options.repeat > 1 ? ` (${repeat + 1}/${options.repeat})` : '';
+  process.stderr.write(`  ${key.padEnd(48)}${round} `);
+  const service = servers[0].profileDir ? servers[0] : undefined;
+  const m = await measure(servers, scenario, {
+    options,
+    postgres: servers[0].database === 'postgres' ? context.postgres : undefined,
+    window: service && {
+      start: () => service.child.kill('SIGWINCH'),
+      stop: () => service.child.kill('SIGWINCH'),
+    },
+  });
+  log(formatMeasurement(m, scenario.kind === 'write' ? 'write' : 'req'));
+  if (!context.results.has(key)) context.results.set(key, []);
+  context.results.get(key).push(m);
+  if (service) await keepProfile(service, key, context);
+}
+
+/** Waits for the profile the preload writes after the window, keeps it and prints its summary. */
+async function keepProfile(service, key, context) {
+  const file = join(service.profileDir, `${service.profiles++}.cpuprofile`);
+  for (let waited = 0; !existsSync(file) && waited < 30_000; waited += 100)
+    await new Promise((r) => setTimeout(r, 100));
+  if (!existsSync(file)) return log('  (no profile written)');
+  const target = join(BENCH, 'profiles', `${key.replaceAll(/[^a-z0-9-]+/gi, '-')}.cpuprofile`);
+  mkdirSync(join(BENCH, 'profiles'), { recursive: true });
+  copyFileSync(file, target);
+  const summary = summariseProfile(target);
+  context.profiles[key] = { file: relative(ROOT, target), ...summary };
+  log(formatProfile(summary));
+}
+
+/** Everything of one platform: its services, their answers, the baselines, reads, SQLite writes. */
 async function benchPlatform(platform, scenarios, context) {
-  const { options, dir, apiKey, builds } = context;
-  const results = {};
+  const { options, builds, dir } = context;
+  const reads = scenarios.filter((s) => s.kind === 'read');
+  const writes = scenarios.find((s) => s.kind === 'write');
   const services = [];
-  const refs = [];
-  const servers = [];
-  const refNotes = {};
+  const baselines = [];
   try {
     for (const database of options.databases) {
-      const label = DATABASE_LABELS[database];
-      const profileDir = options.profile
-        ? join(dir, `profiles-${platform}-${database}`)
-        : undefined;
-      log(
-        `\n[${platform}] starting the service on ${label} (node dist/main.js, HTTP_PLATFORM=${platform})…`,
-      );
-      try {
-        services.push(await startService(platform, database, builds.this, context, { profileDir }));
-      } catch (error) {
-        log(`[${platform}] NOT TESTABLE on ${label}: ${error.message}`);
-        results[database] = { status: 'not testable', error: firstLine(error.message) };
-        continue;
+      for (const build of builds) {
+        log(`[${platform}] starting the service on ${database} (${build.name} build)…`);
+        services.push(await startService(platform, database, build, context));
       }
-      if (builds.ref) {
-        log(`[${platform}] starting the ref's service (${builds.ref.ref}) on ${label}…`);
-        try {
-          refs.push(await startService(platform, database, builds.ref, context));
-        } catch (error) {
-          log(`[${platform}] the ref does not start on ${label}: ${error.message}`);
-          refNotes[database] = { refStatus: 'failed', refError: firstLine(error.message) };
+    }
+    const captures = [];
+    for (const service of services) captures.push(await capture(service, scenarios, context));
+    const reference = captures[0];
+    services.slice(1).forEach((service, i) => {
+      for (const s of reads) {
+        for (const d of differences(reference.get(s.id), captures[i + 1].get(s.id))) {
+          context.notes.push(
+            `${platform}, ${service.name} answers differently from ${services[0].name} (${s.id}): ${d}`,
+          );
         }
       }
-    }
-    const captured = new Map();
-    for (const service of [...services, ...refs]) {
-      try {
-        captured.set(service.name, await captureScenarios(service, scenarios, apiKey));
-      } catch (error) {
-        const label = `${DATABASE_LABELS[service.database]}${service.isRef ? ' (ref)' : ''}`;
-        log(`[${platform}] FAILED on ${label}: ${error.message}`);
-        if (service.isRef) {
-          refNotes[service.database] = { refStatus: 'failed', refError: firstLine(error.message) };
-          refs.splice(refs.indexOf(service), 1);
-        } else {
-          results[service.database] = { status: 'failed', error: firstLine(error.message) };
-          services.splice(services.indexOf(service), 1);
-          const ref = refs.find((r) => r.database === service.database);
-          if (ref) refs.splice(refs.indexOf(ref), 1);
+    });
+    if (reads.length > 0) {
+      const replayFile = join(dir, `replay-${platform}.json`);
+      const answers = reads.map((s) => {
+        const c = reference.get(s.id);
+        const headers = [];
+        for (let i = 0; i < c.rawHeaders.length; i += 2) {
+          if (!NODE_HEADERS.has(c.rawHeaders[i].toLowerCase()))
+            headers.push([c.rawHeaders[i], c.rawHeaders[i + 1]]);
         }
-        await stopChild(service.child);
-      }
-    }
-    if (services.length === 0) return results;
-
-    // The baselines replay the first database's answers; the others are compared with them.
-    const reference = services[0].database;
-    const referenceCaptured = captured.get(reference);
-    const databaseDifferences = {};
-    for (const service of services.slice(1)) {
-      const found = compareCaptures(
-        scenarios,
-        referenceCaptured,
-        captured.get(service.database),
-        DATABASE_LABELS[reference],
-      );
-      databaseDifferences[service.database] = found;
-      const label = DATABASE_LABELS[service.database];
-      log(
-        found.length > 0
-          ? `[${platform}] WARNING: on ${label} the service answers differently from ${DATABASE_LABELS[reference]}:\n  ${found.join('\n  ')}`
-          : `[${platform}] ${label} and ${DATABASE_LABELS[reference]}: byte-identical answers`,
-      );
-    }
-    for (const ref of refs) {
-      const found = compareCaptures(
-        scenarios,
-        captured.get(ref.database),
-        captured.get(ref.name),
-        'this build',
-      );
-      refNotes[ref.database] = { refDifferences: found };
-      log(
-        found.length > 0
-          ? `[${platform}] the ref answers differently on ${DATABASE_LABELS[ref.database]}:\n  ${found.join('\n  ')}`
-          : `[${platform}] the ref answers byte-identical bodies with the same headers on ${DATABASE_LABELS[ref.database]}`,
-      );
-    }
-    const spec = {
-      platform,
-      routes: NEST_ROUTES,
-      statusPrefix: STATUS_PREFIX,
-      sessions: options.sessions,
-      responses: scenarios.flatMap((s) =>
-        s.replays.map((r) => toReplay(r, referenceCaptured.get(r.id))),
-      ),
-    };
-    const specFile = join(dir, `responses-${platform}.json`);
-    writeFileSync(specFile, JSON.stringify(spec, null, 1));
-    for (const s of scenarios) {
-      for (const replay of s.replays) {
-        const r = referenceCaptured.get(replay.id);
+        return { path: c.path, status: c.status, headers, body: c.body.toString('base64') };
+      });
+      const otherStatus = reads.find((s) => s.id === 'pending-distinct')?.path ?? null;
+      const replay = {
+        platform,
+        apiKey: context.apiKey,
+        catalogPath: CATALOG_PATH,
+        statusPath: STATUS_PATH,
+        otherStatus,
+        answers,
+      };
+      writeFileSync(replayFile, JSON.stringify(replay));
+      for (const kind of ['raw', 'bare-nest', 'card-floor']) {
+        const baseline = await startBaseline(kind, platform, replayFile);
+        baselines.push(baseline);
+        const got = await answersOf(baseline, reads, context.apiKey);
+        const found = reads.flatMap((s) =>
+          differences(reference.get(s.id), got.get(s.id), kind === 'bare-nest').map(
+            (d) => `${s.id}: ${d}`,
+          ),
+        );
+        const what = kind === 'bare-nest' ? 'bodies' : 'bytes (status, headers, body)';
+        if (found.length)
+          context.notes.push(
+            `${platform}, ${kind} does not answer the service's ${what}: ${found.join('; ')}`,
+          );
         log(
-          `  ${replay.id}: ${r.status}, ${r.body.length} bytes, ${r.rawHeaders.length / 2} headers`,
+          `[${platform}] ${kind}: ${found.length ? `DIFFERS: ${found.join('; ')}` : `the service's ${what}`}`,
         );
       }
     }
-    const raw = await startBaseline('raw', platform, specFile);
-    const nest = await startBaseline('nest', platform, specFile);
-    servers.push(raw, nest);
-    const differencesFound = [
-      ...(await compareAnswers(raw, scenarios, referenceCaptured, apiKey, 'service')),
-      ...(await compareAnswers(nest, scenarios, referenceCaptured, apiKey, 'service')),
-    ];
-    log(
-      differencesFound.length > 0
-        ? `[${platform}] WARNING: baselines differ from the service:\n  ${differencesFound.join('\n  ')}`
-        : `[${platform}] baselines answer byte-identical bodies and the same headers`,
-    );
-
-    const runs = new Map(
-      scenarios.map((s) => [
-        s.id,
-        Object.fromEntries([...services, ...refs, raw, nest].map((t) => [t.name, []])),
-      ]),
-    );
-    const profiles = Object.fromEntries(services.map((s) => [s.database, {}]));
-    const live = new Set([...services, ...refs, raw, nest]);
-    for (const { scenario, target, repeat, once } of schedule(
-      scenarios,
-      services,
-      refs,
-      [raw, nest],
-      options,
-    )) {
-      if (!live.has(target)) continue;
-      const round = options.repeat > 1 && !once ? ` (run ${repeat + 1}/${options.repeat})` : '';
-      process.stderr.write(
-        `  [${platform}] ${scenario.id.padEnd(22)} ${target.name.padEnd(12)}${round} `,
-      );
-      let m;
-      try {
-        m = await measure(target, scenario, context, { toggleProfiler, log });
-      } catch (error) {
-        // A service that fails on one database leaves the other measurable; a baseline does not.
-        if (!target.database || (services.length === 1 && !target.isRef)) throw error;
-        log(`FAILED: ${error.message}`);
-        if (target.isRef) {
-          refNotes[target.database] = { refStatus: 'failed', refError: firstLine(error.message) };
-        } else {
-          results[target.database] = { status: 'failed', error: firstLine(error.message) };
+    for (let repeat = 0; repeat < options.repeat; repeat++) {
+      for (const scenario of reads) {
+        for (const server of [...services, ...baselines]) {
+          await measureOnce(
+            `${platform} ${scenario.id} ${server.name}`,
+            [server],
+            scenario,
+            context,
+            repeat,
+          );
         }
-        live.delete(target);
-        await stopChild(target.child);
-        continue;
       }
-      runs.get(scenario.id)[target.name].push(m);
-      log(formatMeasurement(m));
-      if (target.profileDir) {
-        const summary = await collectProfile(target, platform, scenario);
-        profiles[target.database][scenario.id] = summary;
-        if (summary.areas) log(formatProfile(summary));
+      if (!writes) continue;
+      for (const service of services.filter((s) => s.database === 'sqlite')) {
+        await measureOnce(`${platform} writes ${service.name}`, [service], writes, context, repeat);
       }
     }
-    for (const service of services) {
-      if (!live.has(service)) continue;
-      const ref = refs.find((r) => r.database === service.database && live.has(r));
-      results[service.database] = {
-        ...platformResult(service, ref, scenarios, runs, captured.get(service.name)),
-        baselineDifferences: differencesFound,
-        ...(service.database !== reference
-          ? {
-              databaseReference: reference,
-              databaseDifferences: databaseDifferences[service.database],
-            }
-          : {}),
-        ...(builds.ref ? (refNotes[service.database] ?? {}) : {}),
-        ...(options.profile ? { profiles: profiles[service.database] } : {}),
-      };
-    }
-    return results;
-  } catch (error) {
-    log(`[${platform}] FAILED: ${error.message}`);
-    for (const database of options.databases) {
-      if (results[database]?.status !== 'not testable') {
-        results[database] = { status: 'failed', error: firstLine(error.message) };
-      }
-    }
-    return results;
   } finally {
-    await Promise.all([...services, ...refs, ...servers].map((s) => stopChild(s.child)));
+    await Promise.all([...services, ...baselines].map((s) => stopChild(s.child)));
   }
 }
 
-const firstLine = (text) => text.split('\n')[0];
-
-/** With --compare, one verdict per platform and database: every scenario within the limits. */
-function compareVerdicts(run) {
-  const verdicts = [];
-  for (const [database, { platforms }] of Object.entries(run.databases)) {
-    for (const [platform, result] of Object.entries(platforms)) {
-      const target = `${platform}, ${DATABASE_LABELS[database]}: this build ≥ ${Math.round(TARGETS.compareRps * 100)}% of the ref's req/s and ≤ ${Math.round(TARGETS.compareCpu * 100)}% of its CPU µs/req, every scenario`;
-      if (result.status !== 'measured' || result.refStatus === 'failed') {
-        const why = result.status !== 'measured' ? result.error : result.refError;
-        verdicts.push({ target, platform, database, verdict: 'NOT TESTABLE', detail: why });
-        continue;
-      }
-      const rows = compareRows(result);
-      const failed = rows.filter((r) => !r.ok);
-      verdicts.push({
-        target,
-        platform,
-        database,
-        verdict: rows.length > 0 && failed.length === 0 ? 'PASS' : 'FAIL',
-        detail: (failed.length ? failed : rows)
-          .map(
-            (r) =>
-              `${r.id} ${Math.round(r.rpsRatio * 100)}% req/s, ${r.cpuRatio === undefined ? '?' : Math.round(r.cpuRatio * 100)}% CPU`,
-          )
-          .join('; '),
-      });
+/** PostgreSQL writes: two instances (one per platform) per build, the writers split between them. */
+async function benchPostgresWrites(scenario, context) {
+  const { options, builds } = context;
+  const platforms =
+    options.platforms.length === 2
+      ? options.platforms
+      : [options.platforms[0], options.platforms[0]];
+  const pairs = [];
+  try {
+    for (const build of builds) {
+      log(
+        `[postgres writes] starting two instances (${platforms.join(' + ')}, ${build.name} build)…`,
+      );
+      const pair = [];
+      for (const [i, platform] of platforms.entries())
+        pair.push(await startService(platform, 'postgres', build, context, `-${i + 1}`));
+      pairs.push(pair);
+      await capture(pair[0], [scenario], context);
     }
+    for (let repeat = 0; repeat < options.repeat; repeat++) {
+      for (const pair of pairs) {
+        await measureOnce(
+          `${platforms.join('+')} writes ${pair[0].name}`,
+          pair,
+          scenario,
+          context,
+          repeat,
+        );
+      }
+    }
+  } finally {
+    await Promise.all(pairs.flat().map((s) => stopChild(s.child)));
   }
-  return verdicts;
 }
 
 /* ------------------------------------------------------------------------------------------ */
 
 async function main() {
-  const options = optionsOrUsage(parseOptions, USAGE, log);
-  if (!options) return;
-  if (options.sessions < 1000) throw new UsageError('--sessions needs at least 1000');
-  for (const note of options.notes) log(`note: ${note}`);
-  let scenarios = defineScenarios(options.sessions);
-  if (options.scenarios) {
-    const unknown = options.scenarios.filter((id) => !scenarios.some((s) => s.id === id));
-    if (unknown.length) {
-      throw new UsageError(
-        `unknown scenario ${unknown.join(', ')} (known: ${scenarios.map((s) => s.id).join(', ')})`,
-      );
-    }
-    scenarios = scenarios.filter((s) => options.scenarios.includes(s.id));
+  let options;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    log(`${error.message}\n\n${USAGE}`);
+    process.exitCode = 2;
+    return;
   }
+  if (options.help) return void process.stdout.write(USAGE);
   installCleanupHandlers(log);
-
   const started = Date.now();
   const machineAtStart = machine();
-  const { dir, distDir } = await prepareBuild({
-    root: ROOT,
-    skipBuild: options.skipBuild,
-    keep: options.keep,
-    prefix: 'gateway-bench-',
-    log,
-  });
-  const builds = {
-    this: { root: ROOT, distDir, nodeFlags: productionNodeFlags(ROOT) },
-  };
-  if (options.compare) {
-    const ref = await prepareRefBuild({ root: ROOT, ref: options.compare, log });
-    builds.ref = { ...ref, isRef: true };
-    if (ref.migrationDifferences.length > 0) {
-      log(
-        `--compare: WARNING: the migrations differ from ${options.compare} (${ref.migrationDifferences.join('; ')}); ` +
-          "the ref's service reads the database this build migrated",
-      );
-    }
-  }
-  const { databases } = options;
-  const apiKey = newApiKey();
-  const seedFile = writeSeedFile(dir, apiKey);
-  // The working tree's seed script and migrations make the dataset, for the ref's build too.
-  const seedScript = join(distDir, 'seed.js');
-  // Required in production and on PostgreSQL; the benchmark makes no callbacks, any key will do.
-  const serviceEnv = { CALLBACK_SECRET_KEY: randomBytes(32).toString('base64') };
-  const load = {
-    root: ROOT,
-    seedScript,
-    seedFile,
-    sessions: options.sessions,
-    env: serviceEnv,
-    log,
-  };
-  const datasets = {};
-  if (databases.includes('sqlite')) {
-    log(
-      `generating the SQLite dataset in ${dir} (${options.sessions.toLocaleString('en-US')} sessions)…`,
-    );
-    datasets.sqlite = await createDataset({ ...load, dir });
-  }
-  let postgres;
-  if (databases.includes('postgres')) {
-    log('starting PostgreSQL (test/support/servers.ts)…');
-    postgres = await startBenchPostgres();
-    log(
-      `PostgreSQL ${postgres.version} on ${postgres.url}; loading the same dataset ` +
-        `(${options.sessions.toLocaleString('en-US')} sessions)…`,
-    );
-    datasets.postgres = await createPostgresDataset({ ...load, url: postgres.url });
-  }
-  let redis;
-  if (options.redis) {
-    redis = await startBenchRedis();
-    log(`Redis on ${redis.url} for the rate-limit counters of every service`);
-  }
-  const distinct = scenarios.find((s) => s.mixed);
-  if (distinct) {
-    const { keys, order } = distinct.list;
-    log(
-      `status-distinct: ${keys.toLocaleString('en-US')} distinct keys, a list of ` +
-        `${order.length.toLocaleString('en-US')} requests`,
-    );
-  }
-
-  const perScenario = options.compare
-    ? databases.length * 2 * options.repeat + 2
-    : (databases.length + 2) * options.repeat;
-  const seconds = scenarios.length * perScenario * (options.warmup + options.duration);
   log(
-    `${scenarios.length} scenarios × ${perScenario} measurements × ${options.warmup + options.duration} s on ` +
-      `${options.platforms.join(' and ')}: about ${Math.ceil((seconds * options.platforms.length) / 60)} min`,
+    `machine: ${machineAtStart.cpuModel}, nproc ${machineAtStart.nproc}, load average ${machineAtStart.loadAverage.join(' / ')}`,
   );
-
+  const dir = mkdtempSync(join(os.tmpdir(), 'gateway-bench-'));
+  registerTempDir(dir, options.keep);
+  const builds = [await prepareBuild({ dir, skipBuild: options.skipBuild, log })];
+  if (options.compare)
+    builds.push({
+      ...(await prepareRefBuild(options.compare, log)),
+      seedFlags: builds[0].seedFlags,
+    });
+  const apiKey = newApiKey();
   const context = {
     options,
-    datasets,
-    apiKey,
-    serviceEnv,
     builds,
     dir,
-    postgres,
-    redisUrl: redis?.url,
+    apiKey,
+    callbackSecretKey: randomBytes(32).toString('base64'),
+    datasets: {},
+    results: new Map(),
+    profiles: {},
+    notes: [],
   };
-  const byDatabase = Object.fromEntries(
-    databases.map((db) => [db, { dataset: datasets[db].summary, platforms: {} }]),
-  );
-  for (const platform of options.platforms) {
-    const results = await benchPlatform(platform, scenarios, context);
-    for (const db of databases) byDatabase[db].platforms[platform] = results[db];
+  const scenarios = defineScenarios(context);
+
+  log(`writing the seed file (${options.sessions.toLocaleString('en-US')} sessions, 5,000 pairs)…`);
+  const seedFile = await writeSeedFile(dir, { sessions: options.sessions, apiKey });
+  const seedEnv = { CALLBACK_SECRET_KEY: context.callbackSecretKey };
+  if (options.databases.includes('sqlite')) {
+    const file = join(dir, 'seeded.sqlite');
+    const seeding = await seed({
+      build: builds[0],
+      file: seedFile,
+      url: `sqlite:${file}`,
+      env: seedEnv,
+      label: 'SQLite',
+    });
+    context.datasets.sqlite = { file, url: `sqlite:${file}`, seeding };
+    log(`SQLite seeded in ${seeding.seconds} s (seed process peak RSS ${seeding.peakRssMb} MB)`);
+  }
+  if (options.databases.includes('postgres')) {
+    log('starting PostgreSQL (test/support/servers.ts)…');
+    context.postgres = await startPostgres();
+    const { url } = context.postgres;
+    const seeding = await seed({
+      build: builds[0],
+      file: seedFile,
+      url,
+      env: seedEnv,
+      label: 'PostgreSQL',
+    });
+    context.datasets.postgres = { url, seeding, databaseMb: await settlePostgres(url) };
+    log(
+      `PostgreSQL seeded in ${seeding.seconds} s (seed process peak RSS ${seeding.peakRssMb} MB)`,
+    );
+  }
+  if (options.redis) context.redisUrl = await startRedis();
+
+  const measured = scenarios.filter((s) => s.id !== 'seed');
+  if (measured.length > 0) {
+    for (const platform of options.platforms) await benchPlatform(platform, measured, context);
+    const writes = measured.find((s) => s.kind === 'write');
+    if (writes && options.databases.includes('postgres'))
+      await benchPostgresWrites(writes, context);
   }
 
-  const require = createRequire(import.meta.url);
-  const outFile = options.out ? resolve(options.out) : options.quick ? null : RESULTS_FILE;
-  const previous = readResults(outFile ?? RESULTS_FILE);
-  const state = workingTreeState(ROOT);
+  const state = workingTreeState();
   const run = {
     date: new Date().toISOString(),
     command: `node bench/run.mjs ${process.argv.slice(2).join(' ')}`.trim(),
@@ -563,98 +537,49 @@ async function main() {
     machine: machineAtStart,
     loadAverageAtEnd: loadAverage(),
     node: process.version,
-    nodeFlags: builds.this.nodeFlags,
-    autocannon: require('autocannon/package.json').version,
-    ...(postgres
-      ? {
-          postgres: {
-            version: postgres.version,
-            settings: postgres.settings,
-            poolSize: options.poolSize ?? 10,
-          },
-        }
-      : {}),
-    options: {
-      platforms: options.platforms,
-      databases,
-      duration: options.duration,
-      warmup: options.warmup,
-      connections: options.connections,
-      sessions: options.sessions,
-      repeat: options.repeat,
-      logLevel: options.logLevel,
-      idleWait: options.idleWait,
-      quick: options.quick,
-      profile: options.profile,
-      redis: options.redis,
-      compare: options.compare,
-      scenarios: scenarios.map((s) => s.id),
-      rateLimitPerMinute: Number(RATE_LIMIT_MAX),
+    options: { ...options, help: undefined },
+    compare: builds[1] && {
+      ref: builds[1].ref,
+      commit: builds[1].commit,
+      modules: builds[1].modules,
+      migrationDifferences: builds[1].migrationDifferences,
     },
-    ...(distinct
-      ? {
-          distinct: {
-            keys: distinct.list.keys,
-            requests: distinct.list.order.length,
-            mix: distinct.list.share,
-            plannedMix: LOOKUP_MIX,
-            blockKeys: REASK_BLOCK_KEYS,
-          },
-        }
-      : {}),
-    ...(builds.ref
-      ? {
-          compare: {
-            ref: builds.ref.ref,
-            commit: builds.ref.commit,
-            modules: builds.ref.modules,
-            nodeFlags: builds.ref.nodeFlags,
-            migrationDifferences: builds.ref.migrationDifferences,
-          },
-        }
-      : {}),
-    databases: byDatabase,
+    scenarios: scenarios.map(({ id, label, kind }) => ({ id, label, kind })),
+    datasets: Object.fromEntries(
+      Object.entries(context.datasets).map(([db, d]) => [
+        db,
+        { seeding: d.seeding, databaseMb: d.databaseMb },
+      ]),
+    ),
+    postgres: context.postgres && { settings: context.postgres.settings },
+    results: Object.fromEntries([...context.results].map(([key, runs]) => [key, combine(runs)])),
+    profiles: options.profile ? context.profiles : undefined,
+    notes: context.notes,
     elapsedSeconds: Math.round((Date.now() - started) / 1000),
   };
-  const verdicts = [];
-  for (const db of databases) {
-    const view = { options: run.options, platforms: byDatabase[db].platforms };
-    const reference =
-      options.sessions >= TARGETS.largeDatasetSessions
-        ? latestRuns(previous, db, TARGETS.referenceSessions)
-        : undefined;
-    verdicts.push(...evaluateTargets(view, reference, { database: db }));
-    const measured = Object.fromEntries(
-      Object.entries(view.platforms).filter(([, p]) => p?.status === 'measured'),
-    );
-    const comparisons = reference ? largeDatasetComparison({ platforms: measured }, reference) : [];
-    if (comparisons.length) byDatabase[db].largeDataset = comparisons;
-  }
-  if (builds.ref) verdicts.push(...compareVerdicts(run));
-  run.targets = verdicts;
-  const report = formatReport(run, verdicts);
-
-  process.stdout.write(`\n${report}\n`);
-  if (outFile) {
-    const complete = !options.quick && !options.profile && !options.scenarios && !options.compare;
-    writeResults(outFile, addRun(previous, run, { complete }));
-    log(`\nresults written to ${relative(process.cwd(), outFile) || outFile}`);
+  run.targets = judge(run);
+  process.stdout.write(`\n${formatReport(run)}\n`);
+  const out = options.out
+    ? resolve(options.out)
+    : options.quick
+      ? null
+      : join(BENCH, 'results.json');
+  if (out) {
+    writeResults(out, run);
+    log(`\nresults written to ${relative(process.cwd(), out) || out}`);
   } else {
     log('\nquick run: results not written (give --out <file> to keep them)');
   }
   if (options.keep) log(`temp dir kept: ${dir}`);
-  const all = databases.flatMap((db) => Object.values(byDatabase[db].platforms));
-  if (all.some((p) => p?.status === 'failed')) process.exitCode = 1;
 }
 
 try {
   await main();
 } catch (error) {
   stopLoad();
-  // After Ctrl-C the children are stopped under the run: what fails then is not news.
   if (cleaningUpAlready()) log('\nbenchmark interrupted');
-  else log(`\nbenchmark failed: ${error instanceof UsageError ? error.message : error.stack}`);
-  process.exitCode = error instanceof UsageError ? 2 : 1;
+  else log(`\nbenchmark failed: ${error.stack}`);
+  process.exitCode = 1;
 } finally {
   await cleanup();
 }

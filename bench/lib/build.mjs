@@ -1,6 +1,7 @@
 /**
- * What bench/run.mjs and bench/callbacks.mjs both do before measuring: build, take a private copy
- * of dist/ in a temp dir of the run, and describe the machine and the production Node flags.
+ * The builds a run measures: this working tree's (built, then copied to the run's temp dir) and,
+ * with --compare, another commit's, built in a temporary git worktree. Also the machine a run
+ * measured on.
  */
 import { execFileSync } from 'node:child_process';
 import {
@@ -9,140 +10,156 @@ import {
   existsSync,
   mkdtempSync,
   readFileSync,
-  readdirSync,
   rmSync,
-  statSync,
   symlinkSync,
 } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { keepTempDir, registerTempDir, runToCompletion } from './processes.mjs';
+import { fileURLToPath } from 'node:url';
+import { registerCleanup, runToCompletion } from './processes.mjs';
 
-/** bench/, and the project's root above it. */
 export const BENCH = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const ROOT = join(BENCH, '..');
 
-/**
- * A module of the project's build (`dist/<file>`), for the micro-benchmarks that measure it in
- * process; exits with a hint when there is no build.
- */
-export async function importBuilt(file) {
-  const path = join(ROOT, 'dist', file);
-  if (!existsSync(path)) {
-    console.error(`dist/${file} is missing: run npm run build first`);
-    process.exit(2);
-  }
-  return import(pathToFileURL(path).href);
-}
+const git = (root, args) =>
+  execFileSync('git', ['-C', root, ...args], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }).trim();
 
-/** The CPU model as /proc/cpuinfo names it (os.cpus() elsewhere). */
-function cpuModel() {
+/** nproc, CPU model and the load average: the first line of every report. */
+export function machine() {
+  let cpuModel = os.cpus()[0]?.model?.trim() ?? 'unknown CPU';
   try {
-    const match = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'));
-    if (match) return match[1].trim();
+    cpuModel =
+      /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpuModel;
   } catch {
     // not Linux
   }
-  return os.cpus()[0]?.model?.trim() ?? 'unknown CPU';
-}
-
-/** The 1-, 5- and 15-minute load averages, rounded. */
-export function loadAverage() {
-  return os.loadavg().map((n) => Math.round(n * 100) / 100);
-}
-
-/** The machine a run measured on: nproc (the CPUs this process may use), model, load. */
-export function machine() {
   return {
-    cpuModel: cpuModel(),
-    cpus: os.availableParallelism?.() ?? os.cpus().length,
+    cpuModel: cpuModel.trim(),
+    nproc: os.availableParallelism(),
     memoryGb: Math.round(os.totalmem() / 2 ** 30),
-    os: `${os.type()} ${os.release()} ${os.arch()}`,
     loadAverage: loadAverage(),
   };
 }
 
-/** HEAD's commit and whether the working tree differs from it (what "this" measures). */
-export function workingTreeState(root) {
-  const git = (args) =>
-    execFileSync('git', ['-C', root, ...args], {
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }).trim();
+export const loadAverage = () => os.loadavg().map((n) => Math.round(n * 100) / 100);
+
+/** HEAD's commit and whether the working tree differs from it (what "this build" is). */
+export function workingTreeState(root = ROOT) {
   try {
-    const commit = git(['rev-parse', 'HEAD']);
-    const dirty = git(['status', '--porcelain', '--untracked-files=no']) !== '';
-    return { commit, dirty };
+    return {
+      commit: git(root, ['rev-parse', 'HEAD']),
+      dirty: git(root, ['status', '--porcelain', '--untracked-files=no']) !== '',
+    };
   } catch {
     return { commit: null, dirty: null };
   }
 }
 
-/** The Node flags of `npm run start:prod`, so the service runs here as it runs in production. */
-export function productionNodeFlags(root) {
+/** The `--…` Node flags of an npm script (`start:prod`, `seed`): the service runs as deployed. */
+export function scriptNodeFlags(root, script) {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  return (pkg.scripts?.['start:prod'] ?? '').split(/\s+/).filter((arg) => arg.startsWith('--'));
-}
-
-/** Every file of `dir` with its size and time, to notice a build writing into it. */
-function listing(dir) {
-  if (!existsSync(dir)) return '';
-  return readdirSync(dir, { recursive: true })
-    .sort()
-    .map((name) => {
-      const stat = statSync(join(dir, name));
-      return `${name} ${stat.size} ${stat.mtimeMs}`;
-    })
-    .join('\n');
+  const command = (pkg.scripts?.[script] ?? '').split('&&').at(-1);
+  return command.split(/\s+/).filter((word) => word.startsWith('--'));
 }
 
 /**
- * A private copy of dist/ in the run's temp dir, beside package.json (its "type") and a link to
- * node_modules, so it runs as it does in the project. `nest build` empties dist/ first, and other
- * people build while a run lasts: the copy keeps every service and seed of the run on the same
- * code. Copies only a dist/ that stays unchanged around the copy.
+ * `npm run build` (unless skipBuild), then a copy of dist/ in `dir` beside package.json and a
+ * link to node_modules: a build someone starts during the run (it empties dist/) changes nothing
+ * in it. Returns the build: { root, distDir, nodeFlags, seedFlags }.
  */
-async function snapshotDist(root, dir, log) {
-  const source = join(root, 'dist');
-  const app = join(dir, 'app');
-  for (let attempt = 1; attempt <= 10; attempt++) {
-    const before = listing(source);
-    await new Promise((r) => setTimeout(r, 1000));
-    const complete = ['main.js', 'seed.js'].every((f) => existsSync(join(source, f)));
-    if (complete && listing(source) === before) {
-      rmSync(app, { recursive: true, force: true });
-      cpSync(source, join(app, 'dist'), { recursive: true });
-      if (listing(source) === before) {
-        copyFileSync(join(root, 'package.json'), join(app, 'package.json'));
-        symlinkSync(join(root, 'node_modules'), join(app, 'node_modules'), 'dir');
-        return join(app, 'dist');
-      }
-    }
-    log(`dist/ is changing (another build?): waiting (${attempt}/10)…`);
-    await new Promise((r) => setTimeout(r, 5000));
-  }
-  throw new Error('dist/ kept changing or stayed incomplete: build first (npm run build)');
-}
-
-/**
- * `npm run build` (unless skipBuild), then a temp dir for the run (removed at exit unless keep)
- * holding the private copy of dist/. Returns { dir, distDir }.
- */
-export async function prepareBuild({ root, skipBuild, keep, prefix, log }) {
+export async function prepareBuild({ dir, skipBuild, log }) {
   if (!skipBuild) {
     log('building (npm run build)…');
     await runToCompletion('npm', ['run', 'build'], {
-      cwd: root,
+      cwd: ROOT,
       env: process.env,
       label: 'npm run build',
-      timeoutMs: 300_000,
     });
   }
-  if (!existsSync(join(root, 'dist', 'main.js')))
-    throw new Error('dist/main.js missing: build first');
-  const dir = mkdtempSync(join(os.tmpdir(), prefix));
-  registerTempDir(dir);
-  if (keep) keepTempDir(dir);
-  return { dir, distDir: await snapshotDist(root, dir, log) };
+  for (const file of ['main.js', 'seed.js']) {
+    if (!existsSync(join(ROOT, 'dist', file)))
+      throw new Error(`dist/${file} missing: npm run build`);
+  }
+  const app = join(dir, 'app');
+  cpSync(join(ROOT, 'dist'), join(app, 'dist'), { recursive: true });
+  copyFileSync(join(ROOT, 'package.json'), join(app, 'package.json'));
+  symlinkSync(join(ROOT, 'node_modules'), join(app, 'node_modules'), 'dir');
+  return {
+    name: 'this',
+    root: ROOT,
+    distDir: join(app, 'dist'),
+    nodeFlags: scriptNodeFlags(ROOT, 'start:prod'),
+    seedFlags: scriptNodeFlags(ROOT, 'seed'),
+  };
+}
+
+/**
+ * --compare: `ref` checked out in a temporary git worktree (removed at the end, on errors and on
+ * Ctrl-C), given this tree's node_modules when both package-lock.json are the same (else
+ * `npm ci`), and built there. The ref reads the dataset this build's seed command made, so the
+ * report warns when the migrations differ.
+ */
+export async function prepareRefBuild(ref, log) {
+  let commit;
+  try {
+    commit = git(ROOT, ['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
+  } catch {
+    throw new Error(`--compare: ${ref} is not a commit of this repository`);
+  }
+  const tree = mkdtempSync(join(os.tmpdir(), 'gateway-bench-ref-'));
+  const remove = () => {
+    try {
+      git(ROOT, ['worktree', 'remove', '--force', tree]);
+    } catch {
+      rmSync(tree, { recursive: true, force: true });
+      try {
+        git(ROOT, ['worktree', 'prune']);
+      } catch {
+        // nothing more to do
+      }
+    }
+  };
+  registerCleanup(async () => remove());
+  process.once('exit', () => existsSync(tree) && remove());
+  log(`--compare: checking out ${ref} (${commit.slice(0, 12)}) in a temporary worktree…`);
+  git(ROOT, ['worktree', 'add', '--detach', tree, commit]);
+  const lock = (at) => {
+    try {
+      return git(ROOT, ['show', `${at}:package-lock.json`]);
+    } catch {
+      return undefined;
+    }
+  };
+  const sameLock = lock(commit) === readFileSync(join(ROOT, 'package-lock.json'), 'utf8').trim();
+  if (sameLock) {
+    symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'), 'dir');
+  } else {
+    log('--compare: package-lock.json differs: npm ci in the worktree…');
+    await runToCompletion('npm', ['ci', '--no-audit', '--no-fund'], {
+      cwd: tree,
+      env: process.env,
+      label: `npm ci (${ref})`,
+      timeoutMs: 900_000,
+    });
+  }
+  log(`--compare: building ${ref}…`);
+  await runToCompletion('npm', ['run', 'build'], {
+    cwd: tree,
+    env: process.env,
+    label: `npm run build (${ref})`,
+  });
+  const migrations = git(ROOT, ['diff', '--name-status', commit, '--', 'src/database/migrations']);
+  return {
+    name: 'ref',
+    ref,
+    commit,
+    root: tree,
+    distDir: join(tree, 'dist'),
+    nodeFlags: scriptNodeFlags(tree, 'start:prod'),
+    modules: sameLock ? 'this tree’s node_modules (same package-lock.json)' : 'its own (npm ci)',
+    migrationDifferences: migrations ? migrations.split('\n') : [],
+  };
 }

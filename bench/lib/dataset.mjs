@@ -1,363 +1,226 @@
 /**
- * Benchmark dataset: the schema and the bench merchant come from the service's own seed script
- * (`node dist/seed.js`), the bulk rows are written straight into SQLite with the `sqlite3`
- * package, in large transactions with prepared multi-row INSERT statements. The rows themselves
- * are exported, so that PostgreSQL (postgres.mjs) gets exactly the same data.
+ * The dataset, loaded through the service's own seed command (`node dist/seed.js <file>` with the
+ * Node flags of `npm run seed`): a seed file of one merchant, 5,000 catalog pairs and the payment
+ * sessions, written here, then seeded into a fresh SQLite file and, with PostgreSQL, into a
+ * throwaway cluster from test/support/servers.ts. The seeding itself is measured (wall time and
+ * the seed process's peak RSS): `--scenarios seed` is the seed benchmark.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import sqlite3 from 'sqlite3';
-import { hash32, sessionsPerStatus, statusOf, validationKeyOf } from './keys.mjs';
-import { runToCompletion } from './processes.mjs';
-import { Progress } from './progress.mjs';
+import pg from 'pg';
+import { tsImport } from 'tsx/esm/api';
+import { peakRssMb, registerCleanup, runToCompletion, treeCpuSeconds } from './processes.mjs';
 
-export {
-  STATUSES,
-  STATUS_PREFIX,
-  indexWithStatus,
-  sessionsPerStatus,
-  statusOf,
-  validationKeyOf,
-} from './keys.mjs';
+export const MERCHANT_ID = 'bench';
+export const STATUSES = ['SUCCESSFUL', 'PENDING', 'NOT_COMPLETED', 'FAILED'];
+export const STATUS_PATH = '/api/gateway/payment-status/';
+export const CATALOG_PATH = '/api/crypto-currency-protocol-processors';
 
-export const BENCH_MERCHANT_ID = 'bench';
+/** Session i has key keyOf(i) and status STATUSES[i % 4]: a quarter of each, over the table. */
+export const keyOf = (i) => `vk_${String(i).padStart(8, '0')}`;
 
-const CURRENCIES = [
-  ['USDT', 'Tether', ['TRC20', 'ERC20', 'POLYGON', 'SOLANA']],
-  ['USDC', 'USD Coin', ['ERC20', 'POLYGON', 'SOLANA', 'BASE']],
-  ['BTC', 'Bitcoin', ['BITCOIN', 'LIGHTNING', 'BEP20', 'WBTC_ERC20']],
-  ['ETH', 'Ether', ['ERC20', 'ARBITRUM', 'OPTIMISM', 'BASE']],
-  ['BNB', 'BNB', ['BEP20', 'BEP2', 'ERC20', 'OPBNB']],
-  ['SOL', 'Solana', ['SOLANA', 'BEP20', 'ERC20', 'WORMHOLE']],
-  ['XRP', 'XRP', ['XRPL', 'BEP20', 'ERC20', 'EVM_SIDECHAIN']],
-  ['ADA', 'Cardano', ['CARDANO', 'BEP20', 'ERC20', 'MILKOMEDA']],
-  ['DOGE', 'Dogecoin', ['DOGECOIN', 'BEP20', 'ERC20', 'POLYGON']],
-  ['TRX', 'TRON', ['TRC20', 'BEP20', 'ERC20', 'BTTC']],
-  ['DOT', 'Polkadot', ['POLKADOT', 'BEP20', 'ERC20', 'MOONBEAM']],
-  ['MATIC', 'Polygon', ['POLYGON', 'ERC20', 'BEP20', 'ZKEVM']],
-  ['LTC', 'Litecoin', ['LITECOIN', 'BEP20', 'ERC20', 'MWEB']],
-  ['AVAX', 'Avalanche', ['C_CHAIN', 'X_CHAIN', 'BEP20', 'ERC20']],
-  ['LINK', 'Chainlink', ['ERC20', 'BEP20', 'POLYGON', 'ARBITRUM']],
-  ['XLM', 'Stellar', ['STELLAR', 'BEP20', 'ERC20', 'SOROBAN']],
-  ['DAI', 'Dai', ['ERC20', 'POLYGON', 'ARBITRUM', 'OPTIMISM']],
-  ['EURC', 'Euro Coin', ['ERC20', 'SOLANA', 'BASE', 'AVALANCHE']],
-  ['PYUSD', 'PayPal USD', ['ERC20', 'SOLANA', 'ARBITRUM', 'STELLAR']],
-  ['TON', 'Toncoin', ['TON', 'ERC20', 'BEP20', 'TRC20']],
-  ['ATOM', 'Cosmos', ['COSMOS', 'OSMOSIS', 'BEP20', 'ERC20']],
-  ['NEAR', 'NEAR Protocol', ['NEAR', 'AURORA', 'BEP20', 'ERC20']],
-  ['ALGO', 'Algorand', ['ALGORAND', 'ERC20', 'BEP20', 'POLYGON']],
-  ['XTZ', 'Tezos', ['TEZOS', 'ERC20', 'BEP20', 'ETHERLINK']],
-  ['BCH', 'Bitcoin Cash', ['BITCOIN_CASH', 'SMARTBCH', 'BEP20', 'ERC20']],
-];
+/** A SUCCESSFUL session near the middle of the table: the one repeated key. */
+export const successfulKey = (sessions) => keyOf(Math.floor(sessions / 8) * 4);
 
+/** Every PENDING key in a fixed shuffled order (the same in every run and for both builds). */
+export function pendingKeys(sessions) {
+  const keys = [];
+  for (let i = 1; i < sessions; i += 4) keys.push(keyOf(i));
+  let state = 0x5eed0001;
+  for (let i = keys.length - 1; i > 0; i--) {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    const j = Math.floor((state / 2 ** 32) * (i + 1));
+    [keys[i], keys[j]] = [keys[j], keys[i]];
+  }
+  return keys;
+}
+
+const CURRENCIES = (
+  'USDT Tether|USDC USD Coin|BTC Bitcoin|ETH Ether|BNB BNB|SOL Solana|XRP XRP|ADA Cardano|' +
+  'DOGE Dogecoin|TRX TRON|DOT Polkadot|MATIC Polygon|LTC Litecoin|AVAX Avalanche|LINK Chainlink|' +
+  'XLM Stellar|DAI Dai|EURC Euro Coin|PYUSD PayPal USD|TON Toncoin|ATOM Cosmos|NEAR NEAR|' +
+  'ALGO Algorand|XTZ Tezos|BCH Bitcoin Cash'
+)
+  .split('|')
+  .map((c) => [c.slice(0, c.indexOf(' ')), c.slice(c.indexOf(' ') + 1)]);
+const PROTOCOLS = ['ERC20', 'TRC20', 'BEP20', 'POLYGON', 'SOLANA', 'ARBITRUM', 'BASE', 'NATIVE'];
 const COUNTRIES = (
-  'IE DE FR ES IT NL PT BE AT FI GR LU SK SI EE LV LT MT CY HR ' +
-  'GB SE DK NO PL CZ HU RO BG CH US CA MX BR AR CL CO PE UY NG ' +
-  'GH KE ZA EG MA TZ UG IN JP AU'
+  'IE DE FR ES IT NL PT BE AT FI GR LU SK SI EE LV LT MT CY HR GB SE DK NO PL CZ HU RO BG CH ' +
+  'US CA MX BR AR CL CO PE UY NG GH KE ZA EG MA TZ UG IN JP AU'
 ).split(' ');
 
-const NOT_COMPLETED_DETAILS = ['ABANDONED_BY_USER', 'EXPIRED', 'AWAITING_CONFIRMATION', null];
-const FAILURES = [
-  ['Insufficient funds in source wallet', 'INSUFFICIENT_FUNDS'],
-  ['Payment declined by the issuer', null],
-  ['Destination address rejected by the network', 'INVALID_DESTINATION'],
-  ['Risk check failed', 'RISK_REJECTED'],
-];
-const FIRST_NAMES = ['Aoife', 'Liam', 'Sofia', 'Mateo', 'Amara', 'Chen', 'Noah', 'Ines', 'Kofi'];
-const LAST_NAMES = ['Murphy', 'Schmidt', 'Garcia', 'Rossi', 'Okafor', 'Silva', 'Dubois', 'Kim'];
-
-if (CURRENCIES.length * 4 * COUNTRIES.length !== 5000) {
-  throw new Error('the catalog must hold 5,000 pairs');
-}
-
-function maskAccountNumber(value) {
-  const n = value.length;
-  if (n <= 8) return 'X'.repeat(n - Math.min(4, n)) + value.slice(n - Math.min(4, n));
-  return value.slice(0, 4) + 'X'.repeat(n - 8) + value.slice(n - 4);
-}
-
-function uuidOf(index) {
-  const h = createHash('md5').update(`bench-${index}`).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`;
-}
-
-/** The stored form of a payment response (see src/payment-status/payment-status.shapes.ts). */
-function storedPaymentResponse(index) {
-  const h = hash32(index);
-  const requested = 1000 + (h % 500_000); // 10.00 .. 5,009.99 EUR in minor units
-  const fees = Math.max(1, Math.round(requested / 100));
-  const money = requested - fees;
-  const first = FIRST_NAMES[h % FIRST_NAMES.length];
-  const last = LAST_NAMES[(h >>> 8) % LAST_NAMES.length];
-  const country = COUNTRIES[(h >>> 4) % COUNTRIES.length];
-  const day = String(1 + (h % 28)).padStart(2, '0');
-  const month = String(1 + ((h >>> 5) % 12)).padStart(2, '0');
-  return {
-    sourceMoney: { amountMinor: requested, currency: 'EUR' },
-    destinationMoney: { amountMinor: Math.round(money * 1.0866), currency: 'USDT' },
-    totalFees: { amountMinor: fees, currency: 'EUR' },
-    money: { amountMinor: money, currency: 'EUR' },
-    requestedMoney: { amountMinor: requested, currency: 'EUR' },
-    traceId: `TRC-2026${month}${day}-${String(index).padStart(8, '0')}`,
-    description: 'Payout to USDT wallet',
-    clientReference: `order-${index}`,
-    responseCode: '00',
-    transactionReference: uuidOf(index),
-    paymentType: 'PAYOUT',
-    paymentMethod: 'CRYPTO',
-    customerAccountNumber: `T${createHash('sha1').update(String(index)).digest('base64url').slice(0, 33)}`,
-    accountNumber: maskAccountNumber(`IE29AIBK9311${String(h).padStart(10, '0')}`),
-    customerDob: `19${60 + (h % 40)}-${month}-${day}`,
-    customerFirstName: first,
-    customerLastName: last,
-    senderEmailAddress: `${first}.${last}${index % 1000}@example.com`.toLowerCase(),
-    customerCountryCode: country,
-  };
-}
-
-/** detailed_status of session `index` (NOT_COMPLETED and FAILED may carry one). */
-function detailOf(index) {
-  switch (statusOf(index)) {
-    case 'NOT_COMPLETED':
-      return NOT_COMPLETED_DETAILS[hash32(index) % NOT_COMPLETED_DETAILS.length];
-    case 'FAILED':
-      return FAILURES[hash32(index) % FAILURES.length][1];
-    default:
-      return null;
-  }
-}
-
-/** The payment_session columns of session `index`, in the order of SESSION_COLUMNS. */
-export function sessionRow(index) {
-  const status = statusOf(index);
-  const error = status === 'FAILED' ? FAILURES[hash32(index) % FAILURES.length][0] : null;
-  const response = status === 'SUCCESSFUL' ? JSON.stringify(storedPaymentResponse(index)) : null;
-  return [validationKeyOf(index), BENCH_MERCHANT_ID, status, detailOf(index), error, response, 1];
-}
-export const SESSION_COLUMNS = [
-  'validation_key',
-  'merchant_id',
-  'status',
-  'detailed_status',
-  'error_message',
-  'payment_response',
-  'version',
-];
-
-export const PAIR_COLUMNS = [
-  'currency_code',
-  'currency_name',
-  'protocol',
-  'country_code',
-  'enabled',
-];
-
-/** The 5,000 catalog pairs as rows of PAIR_COLUMNS (enabled as 0/1). */
-export function catalogRows() {
-  const pairs = [];
-  for (const [code, name, protocols] of CURRENCIES) {
-    for (const protocol of protocols) {
-      for (const country of COUNTRIES) pairs.push([code, name, protocol, country]);
+/** 25 currencies × 4 protocols × 50 countries; every twentieth pair disabled. */
+function* catalogPairs() {
+  let n = 0;
+  for (const [k, [currencyCode, currencyName]] of CURRENCIES.entries()) {
+    for (let p = 0; p < 4; p++) {
+      const protocol = PROTOCOLS[(k + p) % PROTOCOLS.length];
+      for (const countryCode of COUNTRIES) {
+        yield { currencyCode, currencyName, protocol, countryCode, enabled: n++ % 20 !== 0 };
+      }
     }
   }
-  // About 5 % disabled, spread over currencies, protocols and countries.
-  return pairs.map((pair, i) => [...pair, hash32(i + 7_000_000) % 20 === 0 ? 0 : 1]);
 }
 
-export const TRANSITION_COLUMNS = [
-  'validation_key',
-  'version',
-  'from_status',
-  'to_status',
-  'detailed_status',
-];
+const money = (i, currency) => ({
+  amount: `${10 + (i % 5000)}.${String(i % 100).padStart(2, '0')}`,
+  currency,
+});
 
-/** The one payment_session_transition of session `index`, in the order of TRANSITION_COLUMNS. */
-export function transitionRow(index) {
-  return [validationKeyOf(index), 1, null, statusOf(index), detailOf(index)];
+/** The operator's report of session i, as a seed file holds it. */
+function sessionRecord(i) {
+  const status = STATUSES[i % 4];
+  const record = { validationKey: keyOf(i), merchantId: MERCHANT_ID, status };
+  if (status === 'NOT_COMPLETED') record.detailedStatus = 'ABANDONED_BY_USER';
+  if (status === 'FAILED') {
+    record.errorMessage = 'Insufficient funds in source wallet';
+    record.detailedStatus = 'INSUFFICIENT_FUNDS';
+  }
+  if (status === 'SUCCESSFUL') {
+    record.paymentResponse = {
+      sourceMoney: money(i, 'EUR'),
+      destinationMoney: money(i + 1, 'USDT'),
+      totalFees: money(i % 7, 'EUR'),
+      money: money(i + 2, 'EUR'),
+      requestedMoney: money(i + 3, 'EUR'),
+      traceId: `TRC-${i}`,
+      description: 'Payout to USDT wallet',
+      clientReference: `order-${i}`,
+      responseCode: '00',
+      transactionReference: `3f2b8c1e-7d4a-4e5b-9c6d-${String(i).padStart(12, '0')}`,
+      paymentType: 'PAYOUT',
+      paymentMethod: 'CRYPTO',
+      customerAccountNumber: `TXYZ${String(i).padStart(16, '0')}`,
+      accountNumber: `IE29AIBK9311${String(i).padStart(10, '0')}`,
+      customerDob: '1990-04-23',
+      customerFirstName: 'Aoife',
+      customerLastName: 'Murphy',
+      senderEmailAddress: `customer${i}@example.com`,
+      customerCountryCode: COUNTRIES[i % COUNTRIES.length],
+    };
+  }
+  return record;
 }
 
-/** A fresh API key of the bench merchant; both databases get the same one. */
-export function newApiKey() {
-  return `gw_bench_${randomBytes(24).toString('base64url')}`;
+/** Writes the seed file (streamed: a million sessions is about 300 MB) and returns its path. */
+export async function writeSeedFile(dir, { sessions, apiKey }) {
+  const file = join(dir, 'bench-seed.json');
+  const out = createWriteStream(file);
+  const write = async (text) => {
+    if (!out.write(text)) await once(out, 'drain');
+  };
+  const merchant = { id: MERCHANT_ID, name: 'Benchmark merchant', apiKeys: [apiKey] };
+  await write(`{"merchants":[${JSON.stringify(merchant)}],\n"cryptoPairs":[`);
+  let first = true;
+  for (const pair of catalogPairs()) {
+    await write(`${first ? '' : ','}\n${JSON.stringify(pair)}`);
+    first = false;
+  }
+  await write('],\n"paymentSessions":[');
+  for (let i = 0; i < sessions; i++)
+    await write(`${i ? ',' : ''}\n${JSON.stringify(sessionRecord(i))}`);
+  out.end(']}\n');
+  await once(out, 'finish');
+  return file;
 }
 
-/** The seed file of `node dist/seed.js`: the bench merchant and its API key. */
-export function writeSeedFile(dir, apiKey) {
-  const seedFile = join(dir, 'bench-seed.json');
-  writeFileSync(
-    seedFile,
-    JSON.stringify({
-      merchants: [{ id: BENCH_MERCHANT_ID, name: 'Benchmark merchant', apiKeys: [apiKey] }],
-    }),
-  );
-  return seedFile;
+export const newApiKey = () => `gw_bench_${randomBytes(24).toString('base64url')}`;
+
+/**
+ * `node <npm run seed's flags> dist/seed.js <file>` on `url` (migrations, then every record in
+ * one transaction), timed, with the seed process's peak RSS read while it runs.
+ */
+export async function seed({ build, file, url, env, label }) {
+  const started = Date.now();
+  let peak = 0;
+  let sampler;
+  try {
+    await runToCompletion(
+      process.execPath,
+      [...build.seedFlags, join(build.distDir, 'seed.js'), file],
+      {
+        cwd: build.root,
+        env: { ...process.env, ...env, DATABASE_URL: url, LOG_LEVEL: 'warn' },
+        label: `seed (${label})`,
+        timeoutMs: 1_800_000,
+        // VmHWM only grows: the last reading before the exit is the peak.
+        onStart: (child) => {
+          sampler = setInterval(() => (peak = Math.max(peak, peakRssMb(child.pid) ?? 0)), 100);
+        },
+      },
+    );
+  } finally {
+    clearInterval(sampler);
+  }
+  return { seconds: Math.round((Date.now() - started) / 100) / 10, peakRssMb: peak };
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* sqlite3 promisified                                                                         */
-
-function open(file) {
-  return new Promise((resolve, reject) => {
-    const db = new sqlite3.Database(file, (error) => (error ? reject(error) : resolve(db)));
-  });
-}
-const exec = (db, sql) =>
-  new Promise((resolve, reject) => db.exec(sql, (e) => (e ? reject(e) : resolve())));
-const get = (db, sql, params = []) =>
-  new Promise((resolve, reject) => db.get(sql, params, (e, row) => (e ? reject(e) : resolve(row))));
-const prepare = (db, sql) =>
-  new Promise((resolve, reject) => {
-    const stmt = db.prepare(sql, (e) => (e ? reject(e) : resolve(stmt)));
-  });
-const finalize = (stmt) => new Promise((resolve) => stmt.finalize(() => resolve()));
-const closeDb = (db) =>
-  new Promise((resolve, reject) => db.close((e) => (e ? reject(e) : resolve())));
+/* PostgreSQL and Redis from test/support/servers.ts                                           */
 
 /**
- * Inserts `count` rows made by `rowOf(i)` through multi-row prepared INSERTs of `perStatement`
- * rows, one transaction per `perTransaction` rows. Statement runs are queued without waiting
- * (sqlite3 runs them in order); only the last run of a transaction is awaited.
+ * A small dedicated database server (2 cores, a few GB). Durable like production: the test
+ * defaults (fsync and full_page_writes off) are overridden, so an acknowledged write is on disk.
  */
-async function bulkInsert(db, { table, columns, count, rowOf, onProgress }) {
-  const perStatement = Math.max(1, Math.floor(900 / columns.length));
-  const perTransaction = 25_000;
-  const tuple = `(${columns.map(() => '?').join(',')})`;
-  const sqlFor = (rows) =>
-    `INSERT INTO ${table} (${columns.join(',')}) VALUES ${Array(rows).fill(tuple).join(',')}`;
-  const full = await prepare(db, sqlFor(perStatement));
-  let partial = null;
-  let partialRows = 0;
-  try {
-    for (let start = 0; start < count; start += perTransaction) {
-      const end = Math.min(count, start + perTransaction);
-      await exec(db, 'BEGIN');
-      const pending = [];
-      for (let i = start; i < end; i += perStatement) {
-        const rows = Math.min(perStatement, end - i);
-        const params = [];
-        for (let j = i; j < i + rows; j++) params.push(...rowOf(j));
-        let stmt = full;
-        if (rows !== perStatement) {
-          if (partialRows !== rows) {
-            if (partial) await finalize(partial);
-            partial = await prepare(db, sqlFor(rows));
-            partialRows = rows;
-          }
-          stmt = partial;
-        }
-        pending.push(
-          new Promise((resolve, reject) => stmt.run(params, (e) => (e ? reject(e) : resolve()))),
-        );
-      }
-      await Promise.all(pending);
-      await exec(db, 'COMMIT');
-      onProgress?.(end);
+export const POSTGRES_SETTINGS = {
+  shared_buffers: '256MB',
+  effective_cache_size: '1GB',
+  work_mem: '4MB',
+  maintenance_work_mem: '128MB',
+  random_page_cost: '1.1',
+  max_wal_size: '4GB',
+  fsync: 'on',
+  full_page_writes: 'on',
+  synchronous_commit: 'on',
+};
+
+const servers = () => tsImport('../../test/support/servers.ts', import.meta.url);
+
+export async function startPostgres() {
+  const server = await (await servers()).startPostgres({ settings: POSTGRES_SETTINGS });
+  registerCleanup(() => server.destroy());
+  const shown = await query(server.url, async (client) => {
+    const out = {};
+    for (const name of ['server_version', 'fsync', 'synchronous_commit', 'full_page_writes']) {
+      out[name] = (await client.query(`SHOW ${name}`)).rows[0][name].split(' ')[0];
     }
-  } catch (error) {
-    await exec(db, 'ROLLBACK').catch(() => {});
-    throw error;
+    return out;
+  });
+  if (shown.fsync !== 'on' || shown.synchronous_commit !== 'on') {
+    throw new Error(`PostgreSQL is not durable: ${JSON.stringify(shown)}`);
+  }
+  const pidFile = join(server.dataDir, 'postmaster.pid');
+  return {
+    url: server.url,
+    settings: { ...POSTGRES_SETTINGS, ...shown },
+    /** CPU seconds of the postmaster and its backends so far. */
+    cpu: () => treeCpuSeconds(Number(readFileSync(pidFile, 'utf8').split('\n')[0])),
+  };
+}
+
+/** After seeding: statistics and hint bits now, so autovacuum has nothing to do mid-measurement. */
+export const settlePostgres = (url) =>
+  query(url, async (client) => {
+    await client.query('VACUUM (ANALYZE)');
+    await client.query('CHECKPOINT');
+    const { rows } = await client.query('SELECT pg_database_size(current_database()) AS bytes');
+    return Math.round(Number(rows[0].bytes) / 2 ** 20);
+  });
+
+async function query(url, work) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
   } finally {
-    await finalize(full);
-    if (partial) await finalize(partial);
+    await client.end();
   }
 }
 
-/**
- * The dataset's rows, the same on every database: the catalog pairs (and a new catalog revision),
- * then `sessions` payment sessions and their transitions. `write({ table, columns, count, rowOf,
- * onProgress })` loads one table; `run(sql)` runs one statement.
- */
-export async function insertDatasetRows({ label, sessions, write, run }) {
-  const pairs = catalogRows();
-  await write({
-    table: 'crypto_pair',
-    columns: PAIR_COLUMNS,
-    count: pairs.length,
-    rowOf: (i) => pairs[i],
-  });
-  await run('UPDATE catalog_revision SET revision = revision + 1');
-  const progress = new Progress({ label: `${label}: payment sessions`, total: sessions * 2 });
-  await write({
-    table: 'payment_session',
-    columns: SESSION_COLUMNS,
-    count: sessions,
-    rowOf: sessionRow,
-    onProgress: (done) => progress.update(done),
-  });
-  await write({
-    table: 'payment_session_transition',
-    columns: TRANSITION_COLUMNS,
-    count: sessions,
-    rowOf: transitionRow,
-    onProgress: (done) => progress.update(sessions + done),
-  });
-  progress.done();
+export async function startRedis() {
+  const server = await (await servers()).startRedis();
+  registerCleanup(() => server.destroy());
+  return server.url;
 }
-
-/**
- * Creates the benchmark database in `dir`: migrations and the bench merchant (`seedFile`, see
- * writeSeedFile) through the service's seed script (`env`: extra variables it needs), then 5,000
- * catalog pairs and `sessions` payment sessions.
- */
-export async function createDataset({ root, dir, seedScript, seedFile, sessions, env = {}, log }) {
-  const file = join(dir, 'bench.sqlite');
-  const started = Date.now();
-  await runToCompletion(process.execPath, [seedScript, seedFile], {
-    cwd: root,
-    env: { ...process.env, ...env, DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'warn' },
-    label: 'seed (migrations + bench merchant)',
-    timeoutMs: 120_000,
-  });
-  const seeded = Date.now();
-
-  const db = await open(file);
-  try {
-    // Bulk load only: the service opens the file afterwards with its own settings (WAL).
-    await exec(db, 'PRAGMA synchronous = OFF; PRAGMA temp_store = MEMORY;');
-    await exec(db, 'PRAGMA cache_size = -65536;');
-
-    await insertDatasetRows({
-      label: 'SQLite',
-      sessions,
-      write: (spec) => bulkInsert(db, spec),
-      run: (sql) => exec(db, sql),
-    });
-    await exec(db, 'PRAGMA wal_checkpoint(TRUNCATE); ANALYZE;');
-
-    const counts = await get(
-      db,
-      `SELECT (SELECT COUNT(*) FROM crypto_pair) AS pairs,
-              (SELECT COUNT(*) FROM crypto_pair WHERE enabled = 1) AS enabledPairs,
-              (SELECT COUNT(DISTINCT country_code) FROM crypto_pair) AS countries,
-              (SELECT COUNT(*) FROM payment_session) AS sessions,
-              (SELECT COUNT(*) FROM payment_session_transition) AS transitions`,
-    );
-    if (counts.sessions !== sessions || counts.pairs !== 5000) {
-      throw new Error(`dataset check failed: ${JSON.stringify(counts)}`);
-    }
-    const seconds = (Date.now() - started) / 1000;
-    const seedSeconds = (seeded - started) / 1000;
-    log(
-      `SQLite dataset: ${counts.pairs} pairs (${counts.enabledPairs} enabled) over ${counts.countries} countries, ` +
-        `${counts.sessions.toLocaleString('en')} sessions, ${counts.transitions.toLocaleString('en')} transitions ` +
-        `in ${seconds.toFixed(1)} s (schema + merchant ${seedSeconds.toFixed(1)} s, rows and ANALYZE ` +
-        `${(seconds - seedSeconds).toFixed(1)} s)`,
-    );
-    return {
-      url: `sqlite:${file}`,
-      summary: {
-        ...counts,
-        sessionsPerStatus: sessionsPerStatus(sessions),
-        loadSeconds: Math.round(seconds * 10) / 10,
-        seedSeconds: Math.round(seedSeconds * 10) / 10,
-      },
-    };
-  } finally {
-    await closeDb(db);
-  }
-}
-
-/** A country that has pairs, for the filtered catalog scenario. */
-export const FILTER_COUNTRY = 'DE';
