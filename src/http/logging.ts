@@ -124,7 +124,7 @@ export function logCompletion(
   const url = JSON.stringify(line.url());
   // The line pino writes for `logger[level](fields, message)`, in its field order, built here
   // rather than by pino's generic serialiser, which took 3–4 % of a status lookup's CPU on
-  // Fastify at LOG_LEVEL=info: 0.24 µs against 0.81 µs a line (node bench/log-line.mjs). Level,
+  // Fastify at LOG_LEVEL=info: 0.24 µs against 0.81 µs a line (bench/README.md, "Removed micro-benchmarks"). Level,
   // time and the logger's bindings (pid) still come from the logger; the line goes to its stream.
   const text =
     `${linePrefix(logger, level)},"requestId":"${requestIdOf(request)}"` +

@@ -16,7 +16,7 @@ const seconds = (ms: number) => Math.max(0, Math.ceil(ms / 1000));
  * caller. The library's default storage keeps every hit's timestamp and filters the list on each
  * request, which costs time and memory in proportion to the traffic of the window: measured at
  * 174 µs per request with 10,000 requests of one caller in a window, against 0.15 µs here
- * (bench/rate-limit-storage.mjs; results in bench/README.md).
+ * (bench/README.md, "Removed micro-benchmarks and scripts").
  */
 @Injectable()
 export class FixedWindowStorage extends RateLimitStore implements OnApplicationShutdown {

@@ -29,7 +29,7 @@ export class ApiError extends Error {
     const kind = ErrorKind[code];
     const message = options.message ?? kind.message;
     // An answer, not a fault: its stack is never logged, so none is captured (capturing one
-    // shows in the profile of a 404 lookup, bench/README.md "Where a request's CPU goes").
+    // shows in the profile of a 404 lookup, bench/README.md, "History").
     const stackTraceLimit = Error.stackTraceLimit;
     Error.stackTraceLimit = 0;
     super(message);
