@@ -458,7 +458,10 @@ async function main() {
     adminToken: `bench-admin-${randomBytes(24).toString('base64url')}`,
     callbackSecret: newCallbackSecret(),
     // The key the merchant's secret is stored under: the seed and the services share it.
-    serviceEnv: { CALLBACK_SECRET_KEY: randomBytes(32).toString('base64') },
+    serviceEnv: {
+      CALLBACK_SECRET_KEY: randomBytes(32).toString('base64'),
+      AUDIT_KEY: randomBytes(32).toString('base64'),
+    },
   };
   context.receiver = await startReceiver(context);
   log(`receiver on ${context.receiver.url} (pid ${context.receiver.child.pid})`);

@@ -483,8 +483,11 @@ async function main() {
   const seedFile = writeSeedFile(dir, apiKey);
   // The working tree's seed script and migrations make the dataset, for the ref's build too.
   const seedScript = join(distDir, 'seed.js');
-  // Required in production and on PostgreSQL; the benchmark makes no callbacks, any key will do.
-  const serviceEnv = { CALLBACK_SECRET_KEY: randomBytes(32).toString('base64') };
+  // Required in production and on PostgreSQL; the benchmark makes no callbacks, any keys will do.
+  const serviceEnv = {
+    CALLBACK_SECRET_KEY: randomBytes(32).toString('base64'),
+    AUDIT_KEY: randomBytes(32).toString('base64'),
+  };
   const load = {
     root: ROOT,
     seedScript,

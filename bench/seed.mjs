@@ -84,6 +84,7 @@ async function main() {
 
   const postgres = opts.database === 'sqlite' ? undefined : await startBenchPostgres();
   const callbackSecretKey = randomBytes(32).toString('base64');
+  const auditKey = randomBytes(32).toString('base64');
   const runs = [];
   try {
     for (let round = 1; round <= opts.repeat; round++) {
@@ -96,6 +97,7 @@ async function main() {
           ...process.env,
           DATABASE_URL: target.url,
           CALLBACK_SECRET_KEY: callbackSecretKey,
+          AUDIT_KEY: auditKey,
           LOG_LEVEL: 'warn',
         };
         const seed = (args) => measureSeed({ nodeFlags, seedScript, args, env, cwd: dir });

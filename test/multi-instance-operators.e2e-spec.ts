@@ -7,6 +7,7 @@ import {
   adminHeaders as admin,
   http,
   successfulResponse,
+  TEST_AUDIT_KEY,
   TEST_CALLBACK_SECRET_KEY,
 } from './support/test-app.js';
 
@@ -28,6 +29,7 @@ describe('operators and the audit trail on two instances (e2e)', () => {
       DATABASE_URL: postgres.url,
       ADMIN_TOKEN,
       CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY,
+      AUDIT_KEY: TEST_AUDIT_KEY,
       PERSONAL_DATA_RETENTION_DAYS: '30',
       PERSONAL_DATA_SWEEP_SECONDS: '1',
       LOG_LEVEL: 'warn',

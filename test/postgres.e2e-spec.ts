@@ -6,7 +6,7 @@ import { seedCommand } from '../src/cli/seed-command.js';
 import { loadConfig } from '../src/config/app-config.js';
 import { dataSourceOptions, MIGRATIONS } from '../src/database/data-source-options.js';
 import { runMigrationsOnce } from '../src/database/dialect.js';
-import { freshDatabase, TEST_CALLBACK_SECRET_KEY } from './support/test-app.js';
+import { freshDatabase, TEST_CALLBACK_SECRET_KEY, TEST_AUDIT_KEY } from './support/test-app.js';
 
 /** One column as both databases can describe it. */
 function columnType(type: string, length: string): string {
@@ -154,6 +154,7 @@ describe('PostgreSQL beside SQLite (e2e)', () => {
     const config = loadConfig({
       DATABASE_URL: postgres.url,
       CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY,
+      AUDIT_KEY: TEST_AUDIT_KEY,
       LOG_LEVEL: 'silent',
     });
     const run = async (args: string[]) => {

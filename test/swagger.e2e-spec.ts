@@ -51,6 +51,7 @@ const ROUTES: [string, string][] = [
   ['delete', '/admin/operators/{id}'],
   ['get', '/admin/audit-events'],
   ['get', '/admin/audit-events/verify'],
+  ['get', '/admin/audit-events/head'],
   ['get', '/metrics'],
 ];
 
@@ -372,6 +373,7 @@ describe('OpenAPI document (e2e)', () => {
         'revokeOperator',
         'listAuditEvents',
         'verifyAuditTrail',
+        'getAuditHead',
         'getMetrics',
       ].sort(),
     );

@@ -14,6 +14,8 @@ import { MerchantsAndKeys1763800000000 } from './migrations/1763800000000-mercha
 import { ApiKeyLast41763900000000 } from './migrations/1763900000000-api-key-last4.js';
 import { Callbacks1764000000000 } from './migrations/1764000000000-callbacks.js';
 import { OperatorsAndAudit1764100000000 } from './migrations/1764100000000-operators-and-audit.js';
+import { KeyedAuditChain1764200000000 } from './migrations/1764200000000-keyed-audit-chain.js';
+import { OperatorNames1764300000000 } from './migrations/1764300000000-operator-names.js';
 
 export const ENTITIES = [
   CryptoPair,
@@ -33,6 +35,8 @@ export const MIGRATIONS = [
   ApiKeyLast41763900000000,
   Callbacks1764000000000,
   OperatorsAndAudit1764100000000,
+  KeyedAuditChain1764200000000,
+  OperatorNames1764300000000,
 ];
 
 /**

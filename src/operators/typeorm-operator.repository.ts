@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { IsNull } from 'typeorm';
 import { PreparedReads } from '../database/prepared-reads.js';
 import type { Tx } from '../database/transactions.js';
 import { managerOf } from '../database/typeorm-transactions.js';
@@ -9,6 +8,8 @@ import { ActiveOperator, OperatorRecord, OperatorRepository } from './operator.r
 
 const ACTIVE_OPERATOR_SQL =
   'SELECT id, name, role FROM operator WHERE token_hash = ? AND revoked_at IS NULL';
+const REVOKED_OPERATOR_SQL =
+  'SELECT id, name FROM operator WHERE token_hash = ? AND revoked_at IS NOT NULL';
 
 @Injectable()
 export class TypeOrmOperatorRepository extends OperatorRepository {
@@ -20,15 +21,24 @@ export class TypeOrmOperatorRepository extends OperatorRepository {
     return this.reads.first<ActiveOperator>(ACTIVE_OPERATOR_SQL, [tokenHash]);
   }
 
+  findRevoked(tokenHash: string): Promise<{ id: string; name: string } | undefined> {
+    return this.reads.first<{ id: string; name: string }>(REVOKED_OPERATOR_SQL, [tokenHash]);
+  }
+
   async find(tx: Tx, id: string): Promise<OperatorRecord | undefined> {
     return toRecord(await managerOf(tx).findOneBy(Operator, { id }));
   }
 
   async findActiveByName(tx: Tx, name: string): Promise<OperatorRecord | undefined> {
-    return toRecord(await managerOf(tx).findOneBy(Operator, { name, revokedAt: IsNull() }));
+    // Names are ASCII (OPERATOR_NAME_PATTERN): LOWER() folds them alike on both databases.
+    const row = await managerOf(tx)
+      .createQueryBuilder(Operator, 'o')
+      .where('LOWER(o.name) = :name AND o.revoked_at IS NULL', { name: name.toLowerCase() })
+      .getOne();
+    return toRecord(row);
   }
 
-  async insert(tx: Tx, operator: Omit<OperatorRecord, 'createdAt'>): Promise<void> {
+  async insert(tx: Tx, operator: OperatorRecord): Promise<void> {
     await managerOf(tx).insert(Operator, operator);
   }
 

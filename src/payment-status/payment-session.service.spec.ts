@@ -1,5 +1,5 @@
 import { AuditTrail } from '../audit/audit-trail.service.js';
-import { InMemoryAuditEvents } from '../../test/fakes/in-memory-audit.js';
+import { InMemoryAuditEvents, testAuditKeyring } from '../../test/fakes/in-memory-audit.js';
 import { successfulResponse } from '../../test/support/fixtures.js';
 import { InMemoryMerchants } from '../../test/fakes/in-memory-merchants.js';
 import { InMemoryPaymentSessions } from '../../test/fakes/in-memory-payment-sessions.js';
@@ -35,7 +35,7 @@ async function setup() {
   const { merchants } = merchantServices(merchantStore, transactions);
   await merchants.createMerchant({ id: MERCHANT, name: 'Acme' });
   await merchants.createMerchant({ id: OTHER, name: 'Globex' });
-  const audit = new AuditTrail(events, transactions);
+  const audit = new AuditTrail(events, transactions, testAuditKeyring());
   const service = new PaymentSessionService(sessions, merchants, transactions, outbox, audit);
   return { service, sessions, transactions, outbox, events };
 }
