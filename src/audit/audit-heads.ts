@@ -112,6 +112,8 @@ export class AuditHeads implements BeforeApplicationShutdown {
         { auditHead: head },
         `Audit chain head: ${head.events} events, last link ${head.headHash}`,
       );
+      // The next line comes a whole second after this one.
+      this.lastPublishAt = Date.now();
     }
     if (head.events < this.appendedSeq && ++this.behindReads < MAX_BEHIND_READS) this.schedule(0);
   }

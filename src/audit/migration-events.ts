@@ -44,25 +44,31 @@ export async function appendMigrationEvent(
     keyId: key.id,
     prevHash: last?.hash ?? GENESIS_HASH,
   };
-  await queryRunner.manager
-    .createQueryBuilder()
-    .insert()
-    .into('audit_event')
-    .values({
-      seq: content.seq,
-      at: content.at,
-      actor_kind: content.actorKind,
-      operator_id: content.operatorId,
-      operator_name: content.operatorName,
-      action: content.action,
-      target: content.target,
-      outcome: content.outcome,
-      request_id: content.requestId,
-      changes: JSON.stringify(content.changes),
-      reason: content.reason,
-      key_id: content.keyId,
-      prev_hash: content.prevHash,
-      hash: linkOf(content, key.key),
-    })
-    .execute();
+  const row: Record<string, unknown> = {
+    seq: content.seq,
+    at: content.at,
+    actor_kind: content.actorKind,
+    operator_id: content.operatorId,
+    operator_name: content.operatorName,
+    action: content.action,
+    target: content.target,
+    outcome: content.outcome,
+    request_id: content.requestId,
+    changes: JSON.stringify(content.changes),
+    reason: content.reason,
+    key_id: content.keyId,
+    prev_hash: content.prevHash,
+    hash: linkOf(content, key.key),
+  };
+  const columns = Object.keys(row);
+  await queryRunner.query(
+    `INSERT INTO audit_event (${columns.join(', ')}) VALUES (${placeholders(queryRunner, columns.length)})`,
+    Object.values(row),
+  );
+}
+
+/** `?, ?, …` (SQLite) or `$1, $2, …` (PostgreSQL): the statement's parameters. */
+export function placeholders(queryRunner: QueryRunner, count: number): string {
+  const postgres = queryRunner.connection.options.type === 'postgres';
+  return Array.from({ length: count }, (_, i) => (postgres ? `$${i + 1}` : '?')).join(', ');
 }

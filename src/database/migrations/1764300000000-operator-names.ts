@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { appendMigrationEvent } from '../../audit/migration-events.js';
+import { appendMigrationEvent, placeholders } from '../../audit/migration-events.js';
 
 /** Names the audit trail gives to who is not an operator (RESERVED_OPERATOR_NAMES, as it was). */
 const RESERVED = ['root', 'system', 'unknown'];
@@ -32,12 +32,11 @@ export class OperatorNames1764300000000 implements MigrationInterface {
       }
       const renamed = `${name.slice(0, 55)}-${id.slice(0, 8)}`;
       taken.add(renamed.toLowerCase());
-      await queryRunner.manager
-        .createQueryBuilder()
-        .update('operator')
-        .set({ name: renamed })
-        .where('id = :id', { id })
-        .execute();
+      const [name$, id$] = placeholders(queryRunner, 2).split(', ');
+      await queryRunner.query(`UPDATE operator SET name = ${name$} WHERE id = ${id$}`, [
+        renamed,
+        id,
+      ]);
       await appendMigrationEvent(queryRunner, {
         action: 'renameOperator',
         target: id,
