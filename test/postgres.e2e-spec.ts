@@ -77,7 +77,8 @@ async function indexColumnOrder(dataSource: DataSource): Promise<Record<string, 
     return Object.fromEntries(
       rows.map((r) => [
         r.indexname,
-        /\(([^)]*)\)\s*$/
+        // The columns in parentheses after the method; a partial index's WHERE comes after them.
+        /USING \w+ \(([^)]*)\)/
           .exec(r.indexdef)![1]
           .split(',')
           .map((c) => c.trim().replace(/"/g, '')),

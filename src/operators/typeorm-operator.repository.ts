@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { IsNull } from 'typeorm';
 import { PreparedReads } from '../database/prepared-reads.js';
 import type { Tx } from '../database/transactions.js';
 import { managerOf } from '../database/typeorm-transactions.js';
@@ -30,16 +31,15 @@ export class TypeOrmOperatorRepository extends OperatorRepository {
   }
 
   async findActiveByName(tx: Tx, name: string): Promise<OperatorRecord | undefined> {
-    // Names are ASCII (OPERATOR_NAME_PATTERN): LOWER() folds them alike on both databases.
-    const row = await managerOf(tx)
-      .createQueryBuilder(Operator, 'o')
-      .where('LOWER(o.name) = :name AND o.revoked_at IS NULL', { name: name.toLowerCase() })
-      .getOne();
+    const row = await managerOf(tx).findOneBy(Operator, {
+      nameKey: nameKeyOf(name),
+      revokedAt: IsNull(),
+    });
     return toRecord(row);
   }
 
   async insert(tx: Tx, operator: OperatorRecord): Promise<void> {
-    await managerOf(tx).insert(Operator, operator);
+    await managerOf(tx).insert(Operator, { ...operator, nameKey: nameKeyOf(operator.name) });
   }
 
   async setRole(tx: Tx, id: string, role: OperatorRole): Promise<void> {
@@ -67,10 +67,20 @@ export class TypeOrmOperatorRepository extends OperatorRepository {
   }
 }
 
+/** Names are ASCII (OPERATOR_NAME_PATTERN): lower-casing folds every case alike. */
+function nameKeyOf(name: string): string {
+  return name.toLowerCase();
+}
+
 function toRecord(row: Operator | null): OperatorRecord | undefined {
   if (!row) return undefined;
   return {
-    ...row,
+    id: row.id,
+    name: row.name,
+    role: row.role,
+    tokenHash: row.tokenHash,
+    createdAt: row.createdAt,
+    revokedAt: row.revokedAt,
     // PostgreSQL hands bigint columns over as text.
     lastUsedAt: row.lastUsedAt === null ? null : Number(row.lastUsedAt),
   };

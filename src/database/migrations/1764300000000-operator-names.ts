@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { MigrationInterface, QueryRunner, TableColumn, TableIndex } from 'typeorm';
 import { appendMigrationEvent, placeholders } from '../../audit/migration-events.js';
 
 /** Names the audit trail gives to who is not an operator (RESERVED_OPERATOR_NAMES, as it was). */
@@ -11,7 +11,8 @@ interface Row {
 
 /**
  * Working operators' names become unique regardless of case, and `root`, `system` and `unknown`
- * are reserved: a unique index on the lower-case name of every operator not revoked. A working
+ * are reserved: each operator keeps its name in lower case (`name_key`), unique among those not
+ * revoked (a partial unique index, which also serves the lookup by name). A working
  * operator whose name is reserved, or the same as an older one's but for case, is renamed
  * `<name>-<first 8 characters of its id>` (keeping its token and role), and each renaming is
  * recorded in the audit trail as `renameOperator` by `system`.
@@ -43,12 +44,25 @@ export class OperatorNames1764300000000 implements MigrationInterface {
         changes: { name: { old: name, new: renamed } },
       });
     }
-    await queryRunner.query(
-      'CREATE UNIQUE INDEX ux_operator_working_name ON operator (LOWER(name)) WHERE revoked_at IS NULL',
+    await queryRunner.addColumn(
+      'operator',
+      new TableColumn({ name: 'name_key', type: 'varchar', length: '64', default: "''" }),
+    );
+    // Names are ASCII (the operator name rule): LOWER() folds them alike on both databases.
+    await queryRunner.query('UPDATE operator SET name_key = LOWER(name)');
+    await queryRunner.createIndex(
+      'operator',
+      new TableIndex({
+        name: 'ux_operator_working_name',
+        columnNames: ['name_key'],
+        isUnique: true,
+        where: 'revoked_at IS NULL',
+      }),
     );
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query('DROP INDEX ux_operator_working_name');
+    await queryRunner.dropIndex('operator', 'ux_operator_working_name');
+    await queryRunner.dropColumn('operator', 'name_key');
   }
 }
