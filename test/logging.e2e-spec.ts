@@ -182,7 +182,7 @@ describe('request logs (e2e)', () => {
           headers: { authorization: `Bearer ${ADMIN_TOKEN}-wrong` },
         })
       ).status,
-    ).toBe(403);
+    ).toBe(401);
   });
   afterAll(() => t.close());
 
