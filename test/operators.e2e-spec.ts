@@ -693,6 +693,115 @@ describe('personal data (e2e)', () => {
     }
   });
 
+  it('answers the identical final report after an erasure with the same 200 no-op as before it', async () => {
+    const t = await startTestApp();
+    try {
+      await t.seed({ merchants: [{ id: 'acme', name: 'Acme' }] });
+      const report = {
+        merchantId: 'acme',
+        status: 'SUCCESSFUL',
+        paymentResponse: successfulResponse({ ...PERSONAL, description: 'Order 7' }),
+      };
+      const put = (body: unknown) =>
+        http(`${t.url}/admin/payment-sessions/vk_repeat_0001`, {
+          method: 'PUT',
+          headers: adminHeaders,
+          body,
+        });
+      expect((await put(report)).status).toBe(201);
+      const before = await put(report);
+      expect(before.status).toBe(200);
+      const erased = await http(`${t.url}/admin/payment-sessions/vk_repeat_0001/personal-data`, {
+        method: 'DELETE',
+        headers: adminHeaders,
+      });
+      expect(erased.status).toBe(204);
+      const after = await put(report);
+      expect({ status: after.status, body: after.body }).toEqual({
+        status: 200,
+        body: { ...before.body, payload: expect.any(Array) },
+      });
+      // The repeat brings nothing back, and another report is still a conflict.
+      await expectErased(t, 'vk_repeat_0001');
+      const other = await put({
+        ...report,
+        paymentResponse: { ...report.paymentResponse, traceId: 'TRC-OTHER' },
+      });
+      expectEnvelope(other, 409, 'CONFLICT');
+      const history = await http(`${t.url}/admin/payment-sessions/vk_repeat_0001/history`, {
+        headers: adminHeaders,
+      });
+      expect(history.body.payload).toHaveLength(1);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('erases on retention only the sessions that held personal data, seeded with their final time', async () => {
+    const t = await startTestApp({
+      PERSONAL_DATA_RETENTION_DAYS: '30',
+      PERSONAL_DATA_SWEEP_SECONDS: '1',
+    });
+    try {
+      const old = new Date(Date.now() - 400 * 86_400_000).toISOString();
+      const recent = new Date(Date.now() - 86_400_000).toISOString();
+      const successful = (
+        validationKey: string,
+        finalAt: string,
+        personal: Record<string, unknown>,
+      ) => ({
+        validationKey,
+        merchantId: 'acme',
+        status: 'SUCCESSFUL',
+        createdAt: old,
+        finalAt,
+        paymentResponse: successfulResponse(personal),
+      });
+      await t.seed({
+        merchants: [{ id: 'acme', name: 'Acme' }],
+        paymentSessions: [
+          successful('vk_moved_personal', old, PERSONAL),
+          successful('vk_moved_plain', old, {}),
+          successful('vk_moved_recent', recent, PERSONAL),
+          {
+            validationKey: 'vk_moved_failed',
+            merchantId: 'acme',
+            status: 'FAILED',
+            errorMessage: 'Declined',
+            finalAt: old,
+          },
+        ],
+      });
+      const deadline = Date.now() + 10_000;
+      let metrics = '';
+      while (!/personal_data_erased_sessions_total\{reason="retention"\} 1\b/.test(metrics)) {
+        if (Date.now() > deadline) throw new Error(`not erased in time:\n${metrics}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        metrics = (await http(`${t.url}/metrics`, { headers: adminHeaders })).text;
+      }
+      // Two sweeps more: nothing else is counted.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      metrics = (await http(`${t.url}/metrics`, { headers: adminHeaders })).text;
+      expect(metrics).toMatch(/personal_data_erased_sessions_total\{reason="retention"\} 1\n/);
+      const lookup = (key: string) => http(`${t.url}/api/gateway/payment-status/${key}`);
+      const erased = await lookup('vk_moved_personal');
+      expect(erased.body.payload[0].paymentResponse).not.toHaveProperty('customerFirstName');
+      expect((await lookup('vk_moved_recent')).body.payload[0].paymentResponse).toMatchObject({
+        customerFirstName: 'Grainne',
+      });
+      const events = await auditEvents(t, '&operator=system&action=erasePersonalDataOnRetention');
+      expect(events.map((e) => e.changes)).toEqual([{ sessions: { old: null, new: 1 } }]);
+      const marked = (await t.app
+        .get(DataSource)
+        .query(
+          'SELECT validation_key FROM payment_session WHERE personal_data_erased_at IS NOT NULL',
+        )) as { validation_key: string }[];
+      expect(marked.map((row) => row.validation_key)).toEqual(['vk_moved_personal']);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('erases by itself once a session has been final past the retention, and counts it', async () => {
     const t = await startTestApp({
       PERSONAL_DATA_RETENTION_DAYS: '30',

@@ -15,35 +15,16 @@ import { PageDto } from '../../catalog/dto/catalog-page.dto.js';
 import { REFUSAL_REASONS, type RefusalReason } from '../../http/ports.js';
 import { ACTOR_KINDS, type ActorKind } from '../audit-chain.js';
 import { PageQueryDto } from '../../catalog/dto/page-query.dto.js';
+import { isDateOnly, isZonedDateTime } from '../../common/iso-time.js';
 import { DigitsToInteger, NotRepeated } from '../../common/validators.js';
 
 const TEXT_RULE = 'must be a text of 1 to 300 characters';
 const TIME_RULE =
   'must be a date-time with its time zone, e.g. 2026-01-31T12:00:00Z, or a date, e.g. 2026-01-31, for that whole day (UTC)';
 
-/** `YYYY-MM-DD`: a whole day, in UTC. */
-const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
-/** A date-time with its time zone: without one, the same text means another instant elsewhere. */
-const DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})?)?(?:Z|[+-](\d{2}):(\d{2}))$/;
-
-/** Whether the text is a real calendar date (no 2026-02-30) at a real time of day. */
+/** Whether the text is a time filter of the trail: a zoned date-time, or a date alone. */
 function isAuditTime(value: unknown): boolean {
-  if (typeof value !== 'string') return false;
-  const parts = DATE_ONLY.exec(value) ?? DATE_TIME.exec(value);
-  if (!parts) return false;
-  const [, y, mo, d, h = '0', mi = '0', sec = '0', zh = '0', zm = '0'] = parts;
-  const day = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
-  return (
-    day.getUTCFullYear() === Number(y) &&
-    day.getUTCMonth() === Number(mo) - 1 &&
-    day.getUTCDate() === Number(d) &&
-    Number(h) < 24 &&
-    Number(mi) < 60 &&
-    Number(sec) < 60 &&
-    Number(zh) < 24 &&
-    Number(zm) < 60
-  );
+  return isZonedDateTime(value) || isDateOnly(value);
 }
 
 /** A time filter of the trail: a date-time with its zone, or a date meaning that whole day (UTC). */
@@ -59,7 +40,7 @@ function IsAuditTime(): PropertyDecorator {
  * millisecond as `from`, its last as `to`, so that either bound takes in the whole day.
  */
 export function auditTimeBound(time: string, bound: 'from' | 'to'): string {
-  if (DATE_ONLY.test(time)) {
+  if (isDateOnly(time)) {
     return bound === 'from' ? `${time}T00:00:00.000Z` : `${time}T23:59:59.999Z`;
   }
   return new Date(time).toISOString();
