@@ -3,6 +3,7 @@ import secureJson from 'secure-json-parse';
 import { ApiError } from '../common/errors/api-error.js';
 import { MAX_BODY_BYTES } from '../common/errors/error-catalog.js';
 import { headerValue } from '../common/http/headers.js';
+import { forbiddenKeyPath } from '../common/http/forbidden-keys.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../common/http/json-depth.js';
 
 /** `application/json` and `application/<anything>+json`, with parameters or none. */
@@ -49,16 +50,26 @@ export async function readJsonBody(request: IncomingMessage): Promise<Record<str
   let value: unknown;
   try {
     value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
-  } catch (error) {
-    throw new ApiError('MALFORMED_REQUEST', {
-      message:
-        error instanceof SyntaxError
-          ? undefined
-          : 'The request body holds a __proto__ or constructor.prototype key.',
-    });
+  } catch {
+    throw malformed(text);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw notAnObject();
   return value as Record<string, unknown>;
+}
+
+/** Not valid JSON; or valid JSON that names a key refused for prototype poisoning, and where. */
+function malformed(text: string): ApiError {
+  let path: string | undefined;
+  try {
+    path = forbiddenKeyPath(JSON.parse(text));
+  } catch {
+    return new ApiError('MALFORMED_REQUEST');
+  }
+  const key = path?.endsWith('.prototype') ? 'constructor.prototype' : '__proto__';
+  return new ApiError('MALFORMED_REQUEST', {
+    message: `The request body holds the key ${key}${path === undefined ? '' : ` (at ${path})`}, which is refused: it could alter the objects that read it.`,
+    ...(path === undefined ? {} : { field: path }),
+  });
 }
 
 function notAnObject(): ApiError {
