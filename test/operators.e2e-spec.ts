@@ -161,6 +161,7 @@ async function auditEvents(t: TestApp, query = '', size = 100) {
   expect(r.status).toBe(200);
   return r.body.payload as {
     id: number;
+    at: string;
     operator: { kind: string; id: string | null; name: string };
     action: string;
     target: string | null;
@@ -591,6 +592,36 @@ describe('the audit trail (e2e)', () => {
       all.slice(2, 4).map((e) => e.id),
     );
     expect(page.body.page).toEqual({ size: 2, page: 1, total: all.length });
+  });
+
+  it('takes a date alone as that whole day (UTC), and refuses times it cannot read alike everywhere', async () => {
+    const all = await auditEvents(t);
+    const today = all[0].at.slice(0, 10);
+    const day = await auditEvents(t, `&from=${today}&to=${today}`);
+    expect(day.map((e) => e.id)).toEqual(
+      all.filter((e) => e.at.startsWith(today)).map((e) => e.id),
+    );
+    expect(day.length).toBeGreaterThan(0);
+    const untilYesterday = new Date(Date.parse(`${today}T00:00:00Z`) - 86_400_000)
+      .toISOString()
+      .slice(0, 10);
+    expect(await auditEvents(t, `&to=${untilYesterday}`)).toEqual([]);
+    for (const [query, field] of [
+      ['to=2026-11-25T10:00', 'to'],
+      ['from=2026-11-25T10:00:00', 'from'],
+      ['from=2026-W48-1', 'from'],
+      ['to=2026-02-30', 'to'],
+      ['from=2026-11-25T24:00:00Z', 'from'],
+      ['from=yesterday', 'from'],
+    ]) {
+      const r = await http(`${t.url}/admin/audit-events?${query}`, { headers: adminHeaders });
+      const [error] = expectEnvelope(r, 400, 'INVALID_PARAMETER');
+      expect({ query, field: error.field, message: error.message }).toEqual({
+        query,
+        field,
+        message: expect.stringContaining('with its time zone'),
+      });
+    }
   });
 
   it('offers no route that changes or deletes an event', async () => {
