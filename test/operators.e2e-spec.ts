@@ -543,6 +543,33 @@ describe('the audit trail (e2e)', () => {
     expect(all).not.toContain(leaver.token);
   });
 
+  it('names money changed in the units of the API, never in stored minor units', async () => {
+    const r = await http(`${t.url}/admin/payment-sessions/vk_audit_money_0001`, {
+      method: 'PUT',
+      headers: bearer(alice.token),
+      body: {
+        merchantId: 'acme',
+        status: 'SUCCESSFUL',
+        paymentResponse: successfulResponse({ customerFirstName: 'Niamh' }),
+      },
+    });
+    expect(r.status).toBe(201);
+    const [event] = await auditEvents(t, '&target=vk_audit_money_0001');
+    expect(event.changes).toMatchObject({
+      status: { old: null, new: 'SUCCESSFUL' },
+      'paymentResponse.money': {
+        old: null,
+        new: { amount: 148.5, currency: 'EUR', presentationAmount: 'EUR148.50' },
+      },
+      'paymentResponse.totalFees': {
+        old: null,
+        new: { amount: 1.5, currency: 'EUR', presentationAmount: 'EUR1.50' },
+      },
+      'paymentResponse.customerFirstName': { old: null, new: '[redacted]' },
+    });
+    expect(JSON.stringify(event)).not.toMatch(/amountMinor|Niamh/);
+  });
+
   it('holds no key, token, secret or hash', async () => {
     const merchant = await http(`${t.url}/admin/merchants`, {
       method: 'POST',

@@ -29,7 +29,7 @@ import {
 } from './payment-session.repository.js';
 import type { PaymentStatusElement } from './dto/payment-status-view.dto.js';
 import { PERSONAL_FIELDS } from './payment-response.fields.js';
-import { buildStatusElement, callbackBody } from './payment-status.shapes.js';
+import { buildStatusElement, callbackBody, shownPaymentResponse } from './payment-status.shapes.js';
 import { callbackBodyWithoutPersonalData, withoutPersonalData } from './personal-data.js';
 import {
   PaymentStatus,
@@ -464,12 +464,11 @@ function unknownMerchant(): ApiError {
 
 /**
  * A session as the audit trail shows it: what was reported, the callback URLs without their query
- * (which may carry a merchant's token), and each field of the payment response.
+ * (which may carry a merchant's token), and each field of the payment response as the API shows
+ * it (amounts in the currency's units, not the minor units they are stored in).
  */
 function audited(session: SessionRecord): Record<string, unknown> {
-  const response = session.paymentResponse
-    ? (JSON.parse(session.paymentResponse) as Record<string, unknown>)
-    : {};
+  const response = session.paymentResponse ? shownPaymentResponse(session.paymentResponse) : {};
   return {
     merchantId: session.merchantId,
     status: session.status,
