@@ -15,6 +15,9 @@ export interface AuditHead {
 /** A head is published at most this often by each instance. */
 export const HEAD_PUBLISH_INTERVAL_MS = 1000;
 
+/** The longest shutdown waits for the last head to be published. */
+const SHUTDOWN_PUBLISH_MS = 1000;
+
 /** The least wait after an append: its transaction commits first, as a rule. */
 const COMMIT_GRACE_MS = 50;
 
@@ -75,14 +78,24 @@ export class AuditHeads implements BeforeApplicationShutdown {
     if (this.started) this.schedule(COMMIT_GRACE_MS);
   }
 
-  /** Publishes what was appended and not yet published before the process ends. */
+  /**
+   * Publishes what was appended and not yet published before the process ends; waits at most
+   * SHUTDOWN_PUBLISH_MS for the database, so that shutdown never hangs on it.
+   */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     const pending = this.timer !== undefined;
     clearTimeout(this.timer);
     this.timer = undefined;
-    await this.publishing;
-    if (pending) await this.publish();
+    const last = (this.publishing ?? Promise.resolve()).then(() =>
+      pending ? this.publish() : undefined,
+    );
+    let timeout: NodeJS.Timeout | undefined;
+    await Promise.race([
+      last,
+      new Promise((resolve) => (timeout = setTimeout(resolve, SHUTDOWN_PUBLISH_MS))),
+    ]);
+    clearTimeout(timeout);
   }
 
   private schedule(least: number): void {

@@ -330,23 +330,19 @@ export function loadConfig(env: Env = process.env): AppConfig {
       previousKeys: previousAuditKeys(env),
     },
   };
-  if (
-    config.callbacks.secretKey === undefined &&
-    (config.nodeEnv === 'production' || databaseKindOf(config.databaseUrl) === 'postgres')
-  ) {
-    throw new ConfigError(
-      'CALLBACK_SECRET_KEY',
-      'is required with NODE_ENV=production and with PostgreSQL (every instance must read the same callback secrets): the base64 of 32 bytes',
-    );
-  }
-  if (
-    config.audit.key === undefined &&
-    (config.nodeEnv === 'production' || databaseKindOf(config.databaseUrl) === 'postgres')
-  ) {
-    throw new ConfigError(
-      'AUDIT_KEY',
-      'is required with NODE_ENV=production and with PostgreSQL (every instance must key the audit chain alike): the base64 of 32 bytes',
-    );
+  // Keys every instance must share, and production must not make up.
+  if (config.nodeEnv === 'production' || databaseKindOf(config.databaseUrl) === 'postgres') {
+    const required = [
+      [config.callbacks.secretKey, 'CALLBACK_SECRET_KEY', 'read the same callback secrets'],
+      [config.audit.key, 'AUDIT_KEY', 'key the audit chain alike'],
+    ] as const;
+    for (const [key, variable, why] of required) {
+      if (key !== undefined) continue;
+      throw new ConfigError(
+        variable,
+        `is required with NODE_ENV=production and with PostgreSQL (every instance must ${why}): the base64 of 32 bytes`,
+      );
+    }
   }
   return config;
 }
