@@ -33,6 +33,7 @@ const SQLITE_ONLY = [
   'shutdown',
   'seed',
   'callbacks-process',
+  'write-faults',
 ].map((name) => `/test/${name}\\.e2e-spec\\.ts$`);
 /** Express beside Fastify in one spec: run once, by the e2e-express project. */
 const BOTH_PLATFORMS = ['/test/parity\\.e2e-spec\\.ts$'];

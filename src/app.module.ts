@@ -16,6 +16,7 @@ import { createValidationPipe } from './common/validation.js';
 import { APP_CONFIG, AppConfig } from './config/app-config.js';
 import { DatabaseModule } from './database/database.module.js';
 import { dataSourceOptions } from './database/data-source-options.js';
+import { SqliteConnection } from './database/sqlite-connection.js';
 import { HealthModule } from './health/health.module.js';
 import { AccessGuard } from './http/access.guard.js';
 import { AccessPolicy } from './http/access-policy.js';
@@ -43,12 +44,14 @@ import { SeedingModule } from './seeding/seeding.module.js';
 @Module({})
 export class AppModule implements NestModule {
   static forRoot(config: AppConfig, logger: Logger = pino({ enabled: false })): DynamicModule {
+    // The SQLite connection TypeORM opens, held for the write path's prepared statements.
+    const sqlite = new SqliteConnection();
     return {
       module: AppModule,
       global: true,
       imports: [
         TypeOrmModule.forRoot({
-          ...dataSourceOptions(config.databaseUrl, config.databasePoolSize),
+          ...dataSourceOptions(config.databaseUrl, config.databasePoolSize, sqlite),
           // The connection is retried by the pool; a dead database must not stop the process.
           retryAttempts: 0,
         }),
@@ -66,6 +69,7 @@ export class AppModule implements NestModule {
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
+        { provide: SqliteConnection, useValue: sqlite },
         { provide: LOGGER, useValue: logger },
         { provide: APP_GUARD, useClass: AccessGuard },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
@@ -78,7 +82,7 @@ export class AppModule implements NestModule {
         GracefulShutdown,
         DocsMount,
       ],
-      exports: [APP_CONFIG, LOGGER, ServiceState],
+      exports: [APP_CONFIG, LOGGER, ServiceState, SqliteConnection],
     };
   }
 

@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { Transactions } from '../src/database/transactions.js';
 import { adminHeaders, expectEnvelope, http, startTestApp, TestApp } from './support/test-app.js';
 
 const CATALOG = '/api/crypto-currency-protocol-processors';
@@ -140,7 +140,9 @@ describe('errors and the request pipeline (e2e)', () => {
   it('turns an unexpected fault into INTERNAL_ERROR without leaking anything', async () => {
     const broken = await startTestApp();
     try {
-      await broken.app.get(DataSource).query('DROP TABLE crypto_pair');
+      // Between transactions, as the service's own writes are made (a statement sent beside them
+      // would join whichever transaction is open on SQLite's one connection).
+      await broken.app.get(Transactions).outside('DROP TABLE crypto_pair');
       const r = await http(broken.url + CATALOG + '?countryCode=ZZ');
       const [error] = expectEnvelope(r, 500, 'INTERNAL_ERROR');
       expect(error).toEqual({

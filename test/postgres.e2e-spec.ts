@@ -123,6 +123,7 @@ describe('PostgreSQL beside SQLite (e2e)', () => {
         'operator',
         'payment_session',
         'payment_session_transition',
+        'write_probe',
       ]);
       expect(schemas[1]).toEqual(schemas[0]);
     } finally {

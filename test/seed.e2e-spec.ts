@@ -399,6 +399,50 @@ describe('seed command (e2e)', () => {
     expect(await counts()).toMatchObject({ pairs: 0 });
   });
 
+  it('refuses control characters and amounts a double would round, with each record path', async () => {
+    const session = JSON.stringify({
+      validationKey: 'vk_money',
+      merchantId: 'acme',
+      status: 'SUCCESSFUL',
+      paymentResponse: { ...successfulResponse(), money: { amount: 0, currency: 'EUR' } },
+    }).replace('"money":{"amount":0', '"money":{"amount":1.0000000000000000001');
+    const bad = file(
+      undefined,
+      '{"merchants":[{"id":"acme","name":"Ac\\u001bme"}],"cryptoPairs":[{"currencyCode":"USDT",' +
+        '"currencyName":"Teth\\ud800er","protocol":"TRC20","countryCode":"IE"}],' +
+        `"paymentSessions":[${session}]}`,
+    );
+    const run = await seed([bad]);
+    const rule =
+      'must be text without control characters, lone surrogates or bytes that are not UTF-8';
+    expect(run.err).toEqual([
+      `${bad}: cryptoPairs[0].currencyName: ${rule}`,
+      `${bad}: merchants[0].name: ${rule}`,
+      `${bad}: paymentSessions[0].paymentResponse.money.amount: must be a non-negative amount with at most two decimals, at most 999999999999.99`,
+      `${bad}: 3 error(s); nothing was written`,
+    ]);
+    expect(run.code).toBe(1);
+    expect(await counts()).toMatchObject({ pairs: 0, merchants: 0, sessions: 0 });
+  });
+
+  it('refuses a file that is not UTF-8 as a whole, with one clear line', async () => {
+    const bad = join(dir, 'not-utf8.json');
+    writeFileSync(
+      bad,
+      Buffer.concat([
+        Buffer.from('{"merchants":[{"id":"acme","name":"Ac'),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from('me"}]}'),
+      ]),
+    );
+    const run = await seed([bad]);
+    expect(run.code).toBe(1);
+    expect(run.err).toEqual([
+      expect.stringMatching(/^.*not-utf8\.json: not valid JSON \(.*utf-8\)$/),
+    ]);
+    expect(await counts()).toMatchObject({ merchants: 0 });
+  });
+
   it('refuses a file that is not valid JSON with one clear line', async () => {
     const broken = file(undefined, '{"cryptoPairs": [ {"currencyCode": "USDT", ');
     const run = await seed([broken]);

@@ -2,6 +2,8 @@ import { copyFileSync, existsSync, mkdtempSync, renameSync, rmSync } from 'node:
 import sqlite3 from 'sqlite3';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Transactions } from '../src/database/transactions.js';
+import { managerOf } from '../src/database/typeorm-transactions.js';
 import { MainProcess, startMain } from './support/main-process.js';
 import {
   ADMIN_TOKEN,
@@ -14,6 +16,23 @@ import {
 
 const PAIR = { currencyCode: 'USDT', currencyName: 'Tether', protocol: 'TRC20', countryCode: 'IE' };
 const CATALOG = '/api/crypto-currency-protocol-processors';
+
+describe('SQLite durability (e2e)', () => {
+  it('commits with synchronous = FULL on the connection that writes, in WAL mode', async () => {
+    const t = await startTestApp();
+    try {
+      const [setting] = await t.app
+        .get(Transactions)
+        .run((tx) => managerOf(tx).query('PRAGMA synchronous'));
+      const [mode] = await t.app
+        .get(Transactions)
+        .run((tx) => managerOf(tx).query('PRAGMA journal_mode'));
+      expect({ ...setting, ...mode }).toEqual({ synchronous: 2, journal_mode: 'wal' });
+    } finally {
+      await t.close();
+    }
+  });
+});
 
 describe('SQLite: another process holding the write lock (e2e)', () => {
   it('answers 503 with Retry-After while another process holds the database, and recovers', async () => {

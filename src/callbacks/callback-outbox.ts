@@ -13,16 +13,27 @@ export interface NewCallback {
 
 /** Longest callback URL accepted. */
 export const MAX_CALLBACK_URL_LENGTH = 2048;
-export const CALLBACK_URL_RULE = `must be an absolute http or https URL of at most ${MAX_CALLBACK_URL_LENGTH} characters`;
+export const CALLBACK_URL_RULE = `must be an absolute http or https URL of at most ${MAX_CALLBACK_URL_LENGTH} characters, without a user name or password`;
 
-/** True for an absolute http(s) URL with a host, at most MAX_CALLBACK_URL_LENGTH characters. */
+/**
+ * True for an absolute http(s) URL with a host, at most MAX_CALLBACK_URL_LENGTH characters, and
+ * without user information: a password in a URL would be stored, shown to operators and logged
+ * like the rest of the URL (the receiver authenticates callbacks by their signature instead).
+ */
 export function isCallbackUrl(value: unknown): value is string {
   if (typeof value !== 'string' || value.length > MAX_CALLBACK_URL_LENGTH || /\s/.test(value)) {
     return false;
   }
   try {
     const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+    return (
+      (url.protocol === 'http:' || url.protocol === 'https:') &&
+      url.hostname !== '' &&
+      url.username === '' &&
+      url.password === '' &&
+      // `https://@host/` parses with an empty user name, but still names one.
+      !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(value)
+    );
   } catch {
     return false;
   }

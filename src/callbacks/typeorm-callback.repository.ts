@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
 import { claimLockClause } from '../database/dialect.js';
+import { execute } from '../database/sql.js';
 import type { Tx } from '../database/transactions.js';
 import { insertRows, managerOf } from '../database/typeorm-transactions.js';
 import {
@@ -17,6 +18,11 @@ import {
   CallbackRepository,
 } from './callback.repository.js';
 
+const INSERT_CALLBACK =
+  'INSERT INTO callback (id, webhook_id, validation_key, merchant_id, status, url, body, state, ' +
+  'attempts, first_attempt_at, next_attempt_at, lease_owner, lease_until, ' +
+  'state_after_redelivery) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+
 @Injectable()
 export class TypeOrmCallbackRepository extends CallbackRepository {
   private readonly lock: string;
@@ -26,8 +32,23 @@ export class TypeOrmCallbackRepository extends CallbackRepository {
     this.lock = claimLockClause(dataSource);
   }
 
-  async insert(tx: Tx, callback: CallbackRecord): Promise<void> {
-    await insertRows(tx, Callback, callback);
+  async insert(tx: Tx, c: CallbackRecord): Promise<void> {
+    await execute(tx, INSERT_CALLBACK, [
+      c.id,
+      c.webhookId,
+      c.validationKey,
+      c.merchantId,
+      c.status,
+      c.url,
+      c.body,
+      c.state,
+      c.attempts,
+      c.firstAttemptAt,
+      c.nextAttemptAt,
+      c.leaseOwner,
+      c.leaseUntil,
+      c.stateAfterRedelivery,
+    ]);
   }
 
   async claimDue(

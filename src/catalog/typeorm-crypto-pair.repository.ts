@@ -1,6 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, FindOptionsWhere } from 'typeorm';
 import { type BatchColumn, insertBatch, selectByKeys } from '../database/batch-statements.js';
 import { PreparedReads } from '../database/prepared-reads.js';
 import type { Tx } from '../database/transactions.js';
@@ -27,15 +25,9 @@ const PAIR_COLUMNS: BatchColumn[] = [
   { name: 'enabled', type: 'boolean' },
 ];
 
-// The triple is unique, so this order is total and stable across pages.
-const ORDER = { currencyCode: 'ASC', protocol: 'ASC', countryCode: 'ASC' } as const;
-
 @Injectable()
 export class TypeOrmCryptoPairRepository extends CryptoPairRepository {
-  constructor(
-    private readonly reads: PreparedReads,
-    @InjectDataSource() private readonly dataSource: DataSource,
-  ) {
+  constructor(private readonly reads: PreparedReads) {
     super();
   }
 
@@ -48,18 +40,38 @@ export class TypeOrmCryptoPairRepository extends CryptoPairRepository {
     query: CatalogQuery,
     enabledOnly: boolean,
   ): Promise<{ rows: CryptoPairRecord[]; total: number }> {
-    const where: FindOptionsWhere<CryptoPair> = {};
-    if (enabledOnly) where.enabled = true;
-    if (query.countryCode) where.countryCode = query.countryCode;
-    if (query.currencyCode) where.currencyCode = query.currencyCode;
-    if (query.protocol) where.protocol = query.protocol;
-    const [rows, total] = await this.dataSource.getRepository(CryptoPair).findAndCount({
-      where,
-      order: ORDER,
-      skip: query.page * query.size,
-      take: query.size,
-    });
-    return { rows: rows.map(toRecord), total };
+    const conditions: string[] = [];
+    const values: unknown[] = [];
+    if (enabledOnly) conditions.push('enabled = TRUE');
+    for (const [column, value] of [
+      ['country_code', query.countryCode],
+      ['currency_code', query.currencyCode],
+      ['protocol', query.protocol],
+    ] as const) {
+      if (value === undefined) continue;
+      conditions.push(`${column} = ?`);
+      values.push(value);
+    }
+    const where = conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '';
+    // The triple is unique, so the order is total and stable across pages. The count and the
+    // page in one statement, so both come from the same snapshot; a page
+    // past the end is the one row of the count with no pair.
+    const rows = await this.reads.all<CryptoPairRecord & { total: number | string }>(
+      `SELECT t.total, p.* FROM (SELECT COUNT(*) AS total FROM crypto_pair${where}) t ` +
+        `LEFT JOIN (${SELECT_PAIRS}${where} ORDER BY currency_code, protocol, country_code ` +
+        'LIMIT ? OFFSET ?) p ON 1 = 1',
+      [...values, ...values, query.size, query.page * query.size],
+    );
+    return {
+      rows: rows
+        .filter((row) => row.id !== null)
+        .map(({ total: _total, ...row }) => ({
+          ...row,
+          id: Number(row.id),
+          enabled: Boolean(row.enabled),
+        })),
+      total: Number(rows[0]?.total ?? 0),
+    };
   }
 
   async findByTriple(tx: Tx, triple: CryptoPairTriple): Promise<CryptoPairRecord | undefined> {

@@ -116,7 +116,7 @@ function isReadError(error: unknown): boolean {
  */
 async function migrateWithin(dataSource: DataSource, tx: Tx): Promise<void> {
   const executor = new MigrationExecutor(dataSource, managerOf(tx).queryRunner);
-  executor.transaction = 'all'; // the transaction already open: the caller's
+  executor.transaction = 'none'; // inside the transaction already open: the caller's
   if ((await executor.getPendingMigrations()).length === 0) return;
   await lockMigrations(managerOf(tx).queryRunner!);
   await executor.executePendingMigrations();

@@ -1,3 +1,5 @@
+import { JsonNumberText } from './http/json-text.js';
+
 /**
  * Exact money. Amounts are kept as integer minor units (cents) from the moment they are read,
  * so sums and presentation never meet a binary float artefact.
@@ -21,14 +23,18 @@ const DECIMAL_PATTERN = /^(\d+)(?:\.(\d{1,2}))?$/;
 /**
  * Reads an amount given as a JSON number or a decimal string into minor units.
  * Returns undefined when the value is negative, not finite, has more than two decimals, or is
- * above the maximum. A number is read through its shortest decimal form, so 0.1 + 0.2
- * (0.30000000000000004) has more than two decimals and is refused rather than rounded.
+ * above the maximum. A number is judged on the text the client sent (JsonNumberText, kept by the
+ * body parser whenever the text is not the number's shortest form), so `1.0000000000000000001`,
+ * `1e-400` and `-0` are refused rather than rounded; any other number's text is its shortest
+ * form, so 0.1 + 0.2 (0.30000000000000004) has more than two decimals and is refused too.
  */
 export function toMinorUnits(value: unknown): number | undefined {
   let text: string;
   if (typeof value === 'number') {
-    if (!Number.isFinite(value) || value < 0) return undefined;
+    if (!Number.isFinite(value) || value < 0 || Object.is(value, -0)) return undefined;
     text = String(value);
+  } else if (value instanceof JsonNumberText) {
+    text = value.text;
   } else if (typeof value === 'string') {
     text = value.trim();
   } else {

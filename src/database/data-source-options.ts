@@ -9,11 +9,13 @@ import { ApiKey, Merchant } from '../merchants/merchant.entity.js';
 import { AuditEventRow } from '../audit/audit-event.entity.js';
 import { Operator } from '../operators/operator.entity.js';
 import { connectionOptions } from './dialect.js';
+import type { SqliteConnection } from './sqlite-connection.js';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema.js';
 import { MerchantsAndKeys1763800000000 } from './migrations/1763800000000-merchants-and-keys.js';
 import { ApiKeyLast41763900000000 } from './migrations/1763900000000-api-key-last4.js';
 import { Callbacks1764000000000 } from './migrations/1764000000000-callbacks.js';
 import { OperatorsAndAudit1764100000000 } from './migrations/1764100000000-operators-and-audit.js';
+import { WriteProbe1764110000000 } from './migrations/1764110000000-write-probe.js';
 import { KeyedAuditChain1764200000000 } from './migrations/1764200000000-keyed-audit-chain.js';
 import { OperatorNames1764300000000 } from './migrations/1764300000000-operator-names.js';
 import { PersonalDataHeld1764400000000 } from './migrations/1764400000000-personal-data-held.js';
@@ -36,6 +38,7 @@ export const MIGRATIONS = [
   ApiKeyLast41763900000000,
   Callbacks1764000000000,
   OperatorsAndAudit1764100000000,
+  WriteProbe1764110000000,
   KeyedAuditChain1764200000000,
   OperatorNames1764300000000,
   PersonalDataHeld1764400000000,
@@ -45,9 +48,13 @@ export const MIGRATIONS = [
  * Data source options shared by the application, the seed script and ormconfig.ts. Migrations
  * are listed as classes (not globs) so the same list works from `src` under ts-jest and from `dist`.
  */
-export function dataSourceOptions(databaseUrl: string, poolSize = 10): DataSourceOptions {
+export function dataSourceOptions(
+  databaseUrl: string,
+  poolSize = 10,
+  sqlite?: SqliteConnection,
+): DataSourceOptions {
   return {
-    ...connectionOptions(databaseUrl, poolSize),
+    ...connectionOptions(databaseUrl, poolSize, sqlite),
     entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsRun: false,

@@ -36,6 +36,8 @@ export class DatabaseFileMonitor implements OnApplicationBootstrap, OnModuleDest
   private readonly identities = new Map<string, FileIdentity>();
   private timer?: NodeJS.Timeout;
   private watcher?: FSWatcher;
+  /** Saves what the log still holds into the database file (set by the transaction runner). */
+  private checkpoint?: () => Promise<void>;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -57,6 +59,11 @@ export class DatabaseFileMonitor implements OnApplicationBootstrap, OnModuleDest
     } catch {
       // A file system without change events: the interval and the commits still check.
     }
+  }
+
+  /** How to checkpoint the log into the database file, between transactions. */
+  checkpointWith(checkpoint: () => Promise<void>): void {
+    this.checkpoint = checkpoint;
   }
 
   /** Stops watching before the connection closes, which removes the log and the index itself. */
@@ -108,8 +115,9 @@ export class DatabaseFileMonitor implements OnApplicationBootstrap, OnModuleDest
 
   /** Copies what the log still held into the database file, which is still on disk. */
   private async saveCommitted(): Promise<void> {
+    if (!this.checkpoint) return;
     try {
-      await this.dataSource.query('PRAGMA wal_checkpoint(TRUNCATE)');
+      await this.checkpoint();
       this.logger.warn('Saved the committed writes into the database file');
     } catch (error) {
       this.logger.error({ err: String(error) }, 'Could not save the committed writes');

@@ -5,6 +5,8 @@ import { DatabaseFiles } from './database-files.js';
 import { PreparedReads } from './prepared-reads.js';
 import { Transactions } from './transactions.js';
 import { TypeOrmTransactions } from './typeorm-transactions.js';
+import { WriteHealth } from './write-health.js';
+import { WriteProbe } from './write-probe.js';
 
 /** Global so that every feature shares one transaction runner and the prepared reads. */
 @Global()
@@ -14,8 +16,10 @@ import { TypeOrmTransactions } from './typeorm-transactions.js';
     PreparedReads,
     DatabaseFileMonitor,
     DatabaseFiles,
+    WriteHealth,
+    WriteProbe,
     { provide: ChangeFeed, useClass: DataSourceChangeFeed },
   ],
-  exports: [Transactions, PreparedReads, ChangeFeed, DatabaseFiles],
+  exports: [Transactions, PreparedReads, ChangeFeed, DatabaseFiles, WriteProbe],
 })
 export class DatabaseModule {}

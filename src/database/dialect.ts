@@ -1,10 +1,17 @@
 import { Logger } from '@nestjs/common';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { Pool } from 'pg';
-import sqlite3, { type Database, type Statement } from 'sqlite3';
-import { DataSource, QueryFailedError, type DataSourceOptions, type QueryRunner } from 'typeorm';
+import sqlite3 from 'sqlite3';
+import {
+  DataSource,
+  QueryFailedError,
+  QueryRunnerAlreadyReleasedError,
+  QueryRunnerProviderAlreadyReleasedError,
+  type DataSourceOptions,
+  type QueryRunner,
+} from 'typeorm';
 import { databaseKindOf, type DatabaseKind } from '../config/app-config.js';
+import type { SqliteConnection } from './sqlite-connection.js';
 
 /**
  * Everything that differs between the databases this service runs on: SQLite (the embedded
@@ -15,14 +22,29 @@ import { databaseKindOf, type DatabaseKind } from '../config/app-config.js';
 const CONNECT_TIMEOUT_MS = 1500;
 const QUERY_TIMEOUT_MS = 5000;
 
-/** Connection options for TypeORM, without entities and migrations. */
-export function connectionOptions(databaseUrl: string, poolSize: number): DataSourceOptions {
+/**
+ * Connections of the read pool on PostgreSQL (see ReadConnection), out of DATABASE_POOL_SIZE;
+ * TypeORM's pool, for transactions, has the rest.
+ */
+export function readPoolSize(poolSize: number): number {
+  return Math.max(1, Math.floor(poolSize / 2));
+}
+
+/**
+ * Connection options for TypeORM, without entities and migrations. On SQLite, `sqlite` (when
+ * given) holds the connection TypeORM opens (see SqliteConnection).
+ */
+export function connectionOptions(
+  databaseUrl: string,
+  poolSize: number,
+  sqlite?: SqliteConnection,
+): DataSourceOptions {
   if (databaseKindOf(databaseUrl) === 'postgres') {
     const logger = new Logger('Database');
     return {
       type: 'postgres',
       url: databaseUrl,
-      poolSize,
+      poolSize: Math.max(1, poolSize - readPoolSize(poolSize)),
       connectTimeoutMS: CONNECT_TIMEOUT_MS,
       // Idle connections broken by a restart of PostgreSQL raise errors on the pool; they are
       // replaced on the next query. Unhandled, they would end the process.
@@ -45,7 +67,7 @@ export function connectionOptions(databaseUrl: string, poolSize: number): DataSo
     enableWAL: database !== ':memory:',
     busyTimeout: 5000,
     // TypeORM calls sqlite3.verbose(), which records a stack trace on every database call.
-    driver: { ...sqlite3, verbose: () => sqlite3 },
+    driver: sqlite?.driverModule() ?? { ...sqlite3, verbose: () => sqlite3 },
   };
 }
 
@@ -68,22 +90,32 @@ export function databaseFileOf(dataSource: DataSource): string | undefined {
 }
 
 /**
- * Whether this process must run its transactions one at a time. TypeORM's SQLite driver shares
- * one connection between all callers, so two transactions begun at once would merge into one;
- * PostgreSQL gives each transaction its own pooled connection.
+ * Driver errors that mean "the database does not take writes now": a full disk, a read-only
+ * file or database (a standby after a failover), an I/O error.
  */
-export function needsSerialTransactions(dataSource: DataSource): boolean {
-  return kindOf(dataSource) === 'sqlite';
+const WRITE_REFUSAL_CODES: readonly string[] = [
+  'SQLITE_FULL',
+  'SQLITE_READONLY',
+  'SQLITE_IOERR',
+  'SQLITE_CANTOPEN',
+  // PostgreSQL: disk full, read-only transaction, I/O error.
+  '53100',
+  '25006',
+  '58030',
+];
+
+/** True when the error says the database refuses writes for now (see WRITE_REFUSAL_CODES). */
+export function isWriteRefusal(error: unknown): boolean {
+  const candidate = error as { code?: unknown; driverError?: { code?: unknown } } | null;
+  const code = candidate?.driverError?.code ?? candidate?.code;
+  return typeof code === 'string' && WRITE_REFUSAL_CODES.includes(code);
 }
 
 /** Driver errors that mean "the database cannot answer now", not "a bug". */
 const UNAVAILABLE_CODES = new Set([
+  ...WRITE_REFUSAL_CODES,
   'SQLITE_BUSY',
   'SQLITE_LOCKED',
-  'SQLITE_CANTOPEN',
-  'SQLITE_IOERR',
-  'SQLITE_FULL',
-  'SQLITE_READONLY',
   'ECONNREFUSED',
   'ECONNRESET',
   'ETIMEDOUT',
@@ -108,8 +140,20 @@ const UNAVAILABLE_CODES = new Set([
 const UNAVAILABLE_MESSAGES =
   /timeout exceeded when trying to connect|Connection terminated|Query read timeout|connect ECONNREFUSED|Client has encountered a connection error/i;
 
-/** True when the error says the database is unreachable, busy or read-only for now. */
+/**
+ * True when the error says the database is unreachable, busy or read-only for now. TypeORM's
+ * PostgreSQL runner releases itself when its connection fails, and its next query then throws
+ * QueryRunnerAlreadyReleasedError (QueryRunnerProviderAlreadyReleasedError through an entity
+ * manager): this service never uses a runner it released itself, so those errors always mean a
+ * connection lost in the middle of a transaction.
+ */
 export function isDatabaseUnavailable(error: unknown): boolean {
+  if (
+    error instanceof QueryRunnerAlreadyReleasedError ||
+    error instanceof QueryRunnerProviderAlreadyReleasedError
+  ) {
+    return true;
+  }
   const candidate = error as {
     code?: unknown;
     message?: unknown;
@@ -123,9 +167,23 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 
 /** True when an insert or update broke a unique constraint (another writer got there first). */
 export function isUniqueViolation(error: unknown): boolean {
-  if (!(error instanceof QueryFailedError)) return false;
-  const code = (error.driverError as { code?: unknown } | undefined)?.code;
-  return code === '23505' || /UNIQUE constraint failed/i.test(error.message);
+  // Through TypeORM a QueryFailedError wraps the driver's error; a prepared statement run on the
+  // held SQLite connection (see SqliteConnection) reports the driver's error itself.
+  const driverError = error instanceof QueryFailedError ? error.driverError : error;
+  const { code, message } = (driverError ?? {}) as { code?: unknown; message?: unknown };
+  return (
+    code === '23505' ||
+    (code === 'SQLITE_CONSTRAINT' && /UNIQUE constraint failed/i.test(String(message)))
+  );
+}
+
+/**
+ * A timestamp column read without TypeORM: PostgreSQL's driver gives a Date; SQLite gives the
+ * text of CURRENT_TIMESTAMP, `YYYY-MM-DD HH:MM:SS` in UTC.
+ */
+export function timestampOf(value: Date | string): Date {
+  if (value instanceof Date) return value;
+  return new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value.replace(' ', 'T')}Z`);
 }
 
 /** Timestamp column type of a migration. */
@@ -172,127 +230,4 @@ export async function runMigrationsOnce(dataSource: DataSource): Promise<void> {
 export async function lockMigrations(queryRunner: QueryRunner): Promise<void> {
   if (queryRunner.connection.options.type !== 'postgres') return;
   await queryRunner.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-}
-
-/** Reads on the hot path as prepared statements; the SQL is written with `?` placeholders. */
-export interface PreparedStatements {
-  first<T>(sql: string, parameters: unknown[]): Promise<T | undefined>;
-  all<T>(sql: string, parameters: unknown[]): Promise<T[]>;
-  /** A condition true when `column` is one of the keys given as the one parameter `keysParameter` makes. */
-  inKeys(column: string): string;
-  keysParameter(keys: readonly string[]): unknown;
-  /** Statements worth running at once: one on SQLite's single connection, some of PostgreSQL's pool. */
-  readonly concurrency: number;
-  close(): Promise<void>;
-}
-
-export function preparedStatementsFor(dataSource: DataSource): PreparedStatements {
-  return kindOf(dataSource) === 'postgres'
-    ? new PostgresStatements(dataSource)
-    : new SqliteStatements(dataSource);
-}
-
-/**
- * Statements prepared once on SQLite's connection: building each query through TypeORM costs
- * several times the query itself.
- */
-class SqliteStatements implements PreparedStatements {
-  private readonly statements = new Map<string, Statement>();
-  readonly concurrency = 1;
-
-  constructor(private readonly dataSource: DataSource) {}
-
-  async first<T>(sql: string, parameters: unknown[]): Promise<T | undefined> {
-    return (await this.all<T>(sql, parameters))[0];
-  }
-
-  all<T>(sql: string, parameters: unknown[]): Promise<T[]> {
-    // `all` resets the statement first and steps it to the end, so no read snapshot stays open
-    // between calls (`get` leaves the statement active, and a new commit by another process
-    // would stay invisible to this connection).
-    const statement = this.statement(sql);
-    return new Promise((resolve, reject) =>
-      statement.all(parameters, (error: Error | null, rows: T[]) =>
-        error ? reject(error) : resolve(rows),
-      ),
-    );
-  }
-
-  inKeys(column: string): string {
-    return `${column} IN (SELECT value FROM json_each(?))`;
-  }
-
-  keysParameter(keys: readonly string[]): unknown {
-    return JSON.stringify(keys);
-  }
-
-  /** Finalizes every statement; SQLite cannot close a connection while one is open. */
-  async close(): Promise<void> {
-    const statements = [...this.statements.values()];
-    this.statements.clear();
-    await Promise.all(
-      statements.map((s) => new Promise<void>((resolve) => s.finalize(() => resolve()))),
-    );
-  }
-
-  private statement(sql: string): Statement {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      const connection = (this.dataSource.driver as unknown as { databaseConnection: Database })
-        .databaseConnection;
-      statement = connection.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
-  }
-}
-
-/**
- * Named statements on PostgreSQL: each pooled connection parses and plans a statement once, then
- * only binds and executes it.
- */
-class PostgresStatements implements PreparedStatements {
-  private readonly names = new Map<string, { name: string; text: string }>();
-  readonly concurrency: number;
-
-  constructor(private readonly dataSource: DataSource) {
-    // Half the pool: the other half stays for writes and the rest of the service's reads.
-    this.concurrency = Math.max(1, Math.floor((this.pool.options.max ?? 10) / 2));
-  }
-
-  private get pool(): Pool {
-    return (this.dataSource.driver as unknown as { master: Pool }).master;
-  }
-
-  async first<T>(sql: string, parameters: unknown[]): Promise<T | undefined> {
-    return (await this.all<T>(sql, parameters))[0];
-  }
-
-  async all<T>(sql: string, parameters: unknown[]): Promise<T[]> {
-    const result = await this.pool.query<T & object>({ ...this.named(sql), values: parameters });
-    return result.rows;
-  }
-
-  inKeys(column: string): string {
-    return `${column} = ANY(?::text[])`;
-  }
-
-  keysParameter(keys: readonly string[]): unknown {
-    return keys;
-  }
-
-  async close(): Promise<void> {
-    this.names.clear();
-  }
-
-  private named(sql: string): { name: string; text: string } {
-    let statement = this.names.get(sql);
-    if (!statement) {
-      let position = 0;
-      const text = sql.replace(/\?/g, () => `$${++position}`);
-      statement = { name: `hot_${this.names.size + 1}`, text };
-      this.names.set(sql, statement);
-    }
-    return statement;
-  }
 }

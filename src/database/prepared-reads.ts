@@ -1,50 +1,66 @@
-import { Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { PreparedStatements, preparedStatementsFor } from './dialect.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { kindOf, readPoolSize } from './dialect.js';
+import { openReadConnection, type ReadConnection } from './read-connection.js';
 
 /**
- * The reads on the hot path (a session by key, a key by hash, the catalog revision) as prepared
- * statements of the database in use. Feature repositories hold the SQL.
+ * The reads made outside transactions (a session by key, a key by hash, the catalog), as
+ * prepared statements on the read connection (see ReadConnection): each sees every write
+ * committed before it started, and nothing that is not committed. Feature repositories hold the
+ * SQL, written with `?` placeholders.
  */
 @Injectable()
 export class PreparedReads implements OnApplicationShutdown {
-  private statements?: PreparedStatements;
+  private connection?: Promise<ReadConnection>;
+  /** Reads worth running at once on the database in use (see BatchedReads). */
+  readonly concurrency: number;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    this.concurrency =
+      kindOf(dataSource) === 'postgres' ? readPoolSize(config.databasePoolSize) : 1;
+  }
+
+  /** The rows of the query. */
+  async all<T>(sql: string, parameters: readonly unknown[]): Promise<T[]> {
+    return (await this.open()).all<T>(sql, parameters);
+  }
 
   /** The first row of the query, or undefined. */
-  first<T>(sql: string, parameters: unknown[]): Promise<T | undefined> {
-    return this.prepared.first<T>(sql, parameters);
+  async first<T>(sql: string, parameters: readonly unknown[]): Promise<T | undefined> {
+    return (await this.all<T>(sql, parameters))[0];
   }
 
   /**
    * The rows of `select` (a statement without WHERE) whose `column` is one of the keys, in one
    * statement.
    */
-  byKeys<T>(select: string, column: string, keys: readonly string[]): Promise<T[]> {
-    const prepared = this.prepared;
-    return prepared.all<T>(`${select} WHERE ${prepared.inKeys(column)}`, [
-      prepared.keysParameter(keys),
+  async byKeys<T>(select: string, column: string, keys: readonly string[]): Promise<T[]> {
+    const connection = await this.open();
+    return connection.all<T>(`${select} WHERE ${connection.inKeys(column)}`, [
+      connection.keysParameter(keys),
     ]);
   }
 
-  /** Reads worth running at once on the database in use (see BatchedReads). */
-  get concurrency(): number {
-    return this.prepared.concurrency;
+  private open(): Promise<ReadConnection> {
+    if (!this.connection) {
+      const opening = openReadConnection(this.dataSource, this.config.databasePoolSize);
+      // A connection that could not be opened is tried again by the next read.
+      opening.catch(() => {
+        if (this.connection === opening) this.connection = undefined;
+      });
+      this.connection = opening;
+    }
+    return this.connection;
   }
 
-  private get prepared(): PreparedStatements {
-    this.statements ??= preparedStatementsFor(this.dataSource);
-    return this.statements;
-  }
-
-  /** Before the data source closes (TypeORM closes it in its own shutdown hook, after this). */
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.statements?.close();
-  }
-
-  onApplicationShutdown(): void {
-    this.statements = undefined;
+  async onApplicationShutdown(): Promise<void> {
+    const connection = this.connection;
+    this.connection = undefined;
+    await (await connection?.catch(() => undefined))?.close();
   }
 }

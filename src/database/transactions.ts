@@ -6,7 +6,7 @@ export interface Tx {
   readonly inTransaction: true;
 }
 
-/** How a unit of work waits where transactions run one at a time (SQLite). */
+/** How a unit of work waits where transactions are grouped (SQLite). */
 export interface RunOptions {
   /**
    * Runs before the waiting units that were not given `ahead`. For short bookkeeping that must
@@ -16,7 +16,17 @@ export interface RunOptions {
   ahead?: boolean;
 }
 
-/** Runs units of work in transactions: all of a unit is committed, or none of it. */
+/**
+ * Runs units of work in transactions: all of a unit is committed, or none of it, and a unit's
+ * promise settles only once its transaction has committed (or is known not to have). A value is
+ * never handed back for a change that is not on disk.
+ */
 export abstract class Transactions {
   abstract run<T>(work: (tx: Tx) => Promise<T>, options?: RunOptions): Promise<T>;
+
+  /**
+   * Runs a statement outside any transaction, on the connection that writes (SQLite's checkpoint
+   * of its log, which cannot run inside one).
+   */
+  abstract outside(sql: string): Promise<void>;
 }

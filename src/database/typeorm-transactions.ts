@@ -1,4 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import {
+  BeforeApplicationShutdown,
+  Injectable,
+  OnApplicationBootstrap,
+  Optional,
+} from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
   DataSource,
@@ -9,69 +14,130 @@ import {
   QueryDeepPartialEntity,
 } from 'typeorm';
 import { DatabaseFileMonitor } from './database-file-monitor.js';
-import { isUniqueViolation, needsSerialTransactions } from './dialect.js';
+import { isDatabaseUnavailable, isUniqueViolation, kindOf } from './dialect.js';
+import { SqliteConnection } from './sqlite-connection.js';
+import { GroupConnection, SqliteGroupCommit } from './sqlite-group-commit.js';
 import { RunOptions, Transactions, Tx } from './transactions.js';
+import { WriteHealth } from './write-health.js';
 
 class TypeOrmTx implements Tx {
   readonly inTransaction = true;
-  constructor(readonly manager: EntityManager) {}
+  constructor(
+    readonly manager: EntityManager,
+    /** SQLite: the connection of the transaction, for prepared statements (see SqliteConnection). */
+    readonly sqlite?: SqliteConnection,
+  ) {}
+}
+
+function typeOrmTx(tx: Tx): TypeOrmTx {
+  if (!(tx instanceof TypeOrmTx)) throw new Error('Not a transaction of this data source');
+  return tx;
 }
 
 /** The entity manager of a transaction begun by TypeOrmTransactions. */
 export function managerOf(tx: Tx): EntityManager {
-  if (!(tx instanceof TypeOrmTx)) throw new Error('Not a transaction of this data source');
-  return tx.manager;
+  return typeOrmTx(tx).manager;
+}
+
+/** SQLite: the connection the transaction runs on, when the application holds it. */
+export function sqliteConnectionOf(tx: Tx): SqliteConnection | undefined {
+  const sqlite = typeOrmTx(tx).sqlite;
+  return sqlite?.isOpen ? sqlite : undefined;
 }
 
 /**
- * Transactions on the application's data source; on SQLite one after another within this
- * process (see needsSerialTransactions). Correctness across processes and instances does not rest
- * on that order: it comes from the database (unique constraints, conditional updates on a
- * version column, SQLite's file lock, PostgreSQL's row locks).
+ * Transactions on the application's data source. SQLite: grouped on its one connection (see
+ * SqliteGroupCommit). PostgreSQL: each on a pooled connection of its own. Correctness across
+ * processes and instances does not rest on that: it comes from the database (unique constraints,
+ * conditional updates on a version column, SQLite's file lock, PostgreSQL's row locks).
+ *
+ * Either way a unit's promise settles after COMMIT, and a failure the database reports for a
+ * write (a full disk, a read-only file, an I/O error) marks the instance as refusing writes until
+ * a commit succeeds again (WriteHealth).
  */
 @Injectable()
-export class TypeOrmTransactions extends Transactions {
-  private readonly serial: boolean;
-  /** Units waiting their turn (serial only): those run `ahead` first, each lane in order. */
-  private readonly waitingAhead: (() => void)[] = [];
-  private readonly waitingInTurn: (() => void)[] = [];
-  private busy = false;
+export class TypeOrmTransactions
+  extends Transactions
+  implements OnApplicationBootstrap, BeforeApplicationShutdown
+{
+  private readonly group?: SqliteGroupCommit;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly file: DatabaseFileMonitor,
+    private readonly health: WriteHealth,
+    @Optional() private readonly sqlite?: SqliteConnection,
   ) {
     super();
-    this.serial = needsSerialTransactions(dataSource);
+    if (kindOf(dataSource) === 'sqlite') {
+      // TypeORM's SQLite driver runs every query on its one connection, whichever runner sends it.
+      let connection: GroupConnection | undefined;
+      this.group = new SqliteGroupCommit(
+        () => {
+          if (!connection) {
+            const runner = dataSource.createQueryRunner();
+            const held = sqlite?.isOpen ? sqlite : undefined;
+            connection = {
+              control: held ? (sql) => held.run(sql) : (sql) => runner.query(sql),
+              tx: new TypeOrmTx(runner.manager, held),
+            };
+          }
+          return connection;
+        },
+        {
+          assertWritable: () => file.assertPresent(),
+          committed: () => health.committed(),
+          refused: (error) => health.refused(error),
+        },
+      );
+      file.checkpointWith(() => this.outside('PRAGMA wal_checkpoint(TRUNCATE)'));
+    }
+  }
+
+  /**
+   * SQLite: every COMMIT waits until the log is on disk (`synchronous = FULL`, SQLite's own default
+   * for this build, set explicitly so that no build or setting can weaken it): an acknowledged
+   * write survives a crash or a power cut, not only a killed process.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.group) await this.outside('PRAGMA synchronous = FULL');
+  }
+
+  /** Before TypeORM closes the connection, which it cannot while a statement is prepared. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.sqlite?.finalize();
   }
 
   run<T>(work: (tx: Tx) => Promise<T>, options: RunOptions = {}): Promise<T> {
-    if (!this.serial) return this.transaction(work);
-    return new Promise<T>((resolve, reject) => {
-      const start = () => {
-        this.transaction(work)
-          .then(resolve, reject)
-          .finally(() => this.startNext());
-      };
-      (options.ahead ? this.waitingAhead : this.waitingInTurn).push(start);
-      if (!this.busy) this.startNext();
-    });
+    return this.group ? this.group.run(work, options) : this.pooled(work);
   }
 
-  private startNext(): void {
-    const start = this.waitingAhead.shift() ?? this.waitingInTurn.shift();
-    this.busy = start !== undefined;
-    start?.();
+  outside(sql: string): Promise<void> {
+    return this.group ? this.group.outside(sql) : this.dataSource.query(sql);
   }
 
-  private async transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    const value = await this.dataSource.transaction(async (manager) => {
-      const done = await work(new TypeOrmTx(manager));
-      this.file.assertPresent(); // before COMMIT: a gone file rolls the work back
-      return done;
-    });
-    this.file.assertPresent(); // after COMMIT: a write into a gone file is never acknowledged
-    return value;
+  /** PostgreSQL: a transaction on a connection of its own, released whatever happens. */
+  private async pooled<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      await runner.startTransaction();
+      let value: T;
+      try {
+        value = await work(new TypeOrmTx(runner.manager));
+        await runner.commitTransaction();
+      } catch (error) {
+        // A connection that broke cannot roll back; the pool drops it when it is released.
+        if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+        throw error;
+      }
+      this.health.committed();
+      return value;
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) this.health.refused(error);
+      throw error;
+    } finally {
+      await runner.release();
+    }
   }
 }
 

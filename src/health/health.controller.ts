@@ -4,6 +4,7 @@ import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs
 import { ApiError } from '../common/errors/api-error.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
 import { ServiceState } from '../common/service-state.js';
+import { WriteProbe } from '../database/write-probe.js';
 
 /** The checks of a readiness answer, by name (`database`). */
 const INDICATORS = {
@@ -32,6 +33,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
     private readonly state: ServiceState,
+    private readonly writes: WriteProbe,
   ) {}
 
   @Get('live')
@@ -64,7 +66,8 @@ export class HealthController {
     operationId: 'getReadiness',
     summary: 'Readiness: the database answers',
     description:
-      'Pings the database (2 s at most). 503 while it does not answer, while the database file ' +
+      'Pings the database (2 s at most). 503 while it does not answer, while it refuses writes ' +
+      '(full, read only, failing: checked again with a one-row write), while the database file ' +
       'is gone, and as soon as the instance starts shutting down. Never limited.',
     access: 'public',
     responses: [
@@ -92,12 +95,17 @@ export class HealthController {
     ],
     errors: ['SERVICE_UNAVAILABLE'],
   })
-  ready() {
+  async ready() {
     if (this.state.draining || this.state.databaseLost) {
       throw new ApiError('SERVICE_UNAVAILABLE', {
         message: this.state.draining
           ? 'This instance is shutting down.'
           : 'The database file is gone; this instance cannot serve until it is restarted.',
+      });
+    }
+    if (!(await this.writes.writable())) {
+      throw new ApiError('SERVICE_UNAVAILABLE', {
+        message: 'The database refuses writes (full, read only or failing); retry later.',
       });
     }
     return this.health.check([() => this.database.pingCheck('database', { timeout: 2000 })]);

@@ -45,6 +45,15 @@ export class AccessPolicy {
     declared: DeclaredAccess,
     target: string | null = null,
   ): MaybePromise<void> {
+    // RFC 9112 section 3.2: a request of HTTP/1.1 without Host is a 400; the connection closes,
+    // as after any request whose head could not be read.
+    if (request.headers.host === undefined && request.httpVersion === '1.1') {
+      response.shouldKeepAlive = false;
+      throw new ApiError('MALFORMED_REQUEST', {
+        message: 'An HTTP/1.1 request needs a Host header.',
+        field: 'host',
+      });
+    }
     const version = headerValue(request.headers, 'api-version', 'x-api-version');
     if (version !== undefined && version.trim() !== '1') {
       throw new ApiError('UNSUPPORTED_API_VERSION', { field: 'api-version' });

@@ -4,6 +4,7 @@ import { ApiError } from '../common/errors/api-error.js';
 import type { ErrorCode } from '../common/errors/error-catalog.js';
 import { isDatabaseUnavailable } from '../database/dialect.js';
 import { answerOf, writeAnswer } from './error-answer.js';
+import { ClientAborted } from './json-body.js';
 import { requestIdOf } from './logging.js';
 import { pathOf } from './paths.js';
 import { rawOf, requestTargetOf } from './raw.js';
@@ -22,6 +23,11 @@ export class ErrorsFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const request = rawOf<IncomingMessage>(http.getRequest());
     const response = rawOf<ServerResponse>(http.getResponse());
+    // The client is gone: there is no one to answer (the request's line says `aborted`).
+    if (exception instanceof ClientAborted) {
+      response.destroy();
+      return;
+    }
     if (!request.complete) response.shouldKeepAlive = false;
     writeAnswer(response, answerOf(this.errorOf(exception, request)));
   }

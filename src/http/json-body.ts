@@ -5,6 +5,7 @@ import { MAX_BODY_BYTES } from '../common/errors/error-catalog.js';
 import { headerValue } from '../common/http/headers.js';
 import { forbiddenKeyPath } from '../common/http/forbidden-keys.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../common/http/json-depth.js';
+import { decodeUtf8, parseJsonText, textFieldRefusals } from '../common/http/json-text.js';
 
 /** `application/json` and `application/<anything>+json`, with parameters or none. */
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
@@ -25,16 +26,27 @@ export function isJsonType(request: IncomingMessage): boolean {
 }
 
 /**
- * Reads a JSON body the same way on every platform: JSON only (415), UTF-8 only (RFC 8259: a
- * charset other than UTF-8 is a 415), at most 1 MiB (413, refused from Content-Length before a
- * byte is read), nested at most 32 levels (checked before parsing), no `__proto__` or
- * `constructor.prototype` key (prototype poisoning), and an object at the top (400 otherwise).
- * A leading byte order mark is skipped.
+ * Reads a JSON body the same way on every platform: JSON only (415), not compressed (a
+ * Content-Encoding other than `identity` is a 415: the body is not read as JSON when it is not),
+ * UTF-8 only (RFC 8259: a charset other than UTF-8 is a 415), at most 1 MiB (413, refused from
+ * Content-Length before a byte is read), nested at most 32 levels (checked before parsing), each
+ * name at most once per object, no `__proto__` or `constructor.prototype` key (prototype
+ * poisoning), an object at the top (400 otherwise), and text fields that are text: no byte that
+ * is not UTF-8, no lone surrogate, no control character (400 naming each field). Numbers keep
+ * the text they were sent as where it matters (see JsonNumberText). A leading byte order mark is
+ * skipped.
  */
 export async function readJsonBody(request: IncomingMessage): Promise<Record<string, unknown>> {
   if (!hasBody(request)) throw notAnObject();
   const type = headerValue(request.headers, 'content-type') ?? '';
   if (!JSON_TYPE.test(type)) throw new ApiError('UNSUPPORTED_MEDIA_TYPE');
+  const encoding = headerValue(request.headers, 'content-encoding')?.trim().toLowerCase();
+  if (encoding !== undefined && encoding !== '' && encoding !== 'identity') {
+    throw new ApiError('UNSUPPORTED_MEDIA_TYPE', {
+      message: `Request bodies are read uncompressed only (the request says Content-Encoding: ${printable(encoding)}).`,
+      field: 'content-encoding',
+    });
+  }
   const charset = CHARSET.exec(type)?.[1].toLowerCase();
   if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
     throw new ApiError('UNSUPPORTED_MEDIA_TYPE', {
@@ -49,22 +61,29 @@ export async function readJsonBody(request: IncomingMessage): Promise<Record<str
   }
   let value: unknown;
   try {
-    value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
-  } catch {
-    throw malformed(text);
+    value = parseJsonText(text);
+  } catch (error) {
+    const duplicate = /^Duplicate key '(.*)' encountered/.exec((error as Error).message);
+    throw new ApiError('MALFORMED_REQUEST', {
+      message: duplicate
+        ? `The request body gives the name ${printable(JSON.stringify(duplicate[1]))} twice in one object.`
+        : undefined,
+    });
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw notAnObject();
+  try {
+    secureJson.scan(value, { protoAction: 'error', constructorAction: 'error' });
+  } catch {
+    throw forbiddenKey(value);
+  }
+  const refusals = textFieldRefusals(value);
+  if (refusals.length > 0) throw ApiError.invalidParameters(refusals);
   return value as Record<string, unknown>;
 }
 
-/** Not valid JSON; or valid JSON that names a key refused for prototype poisoning, and where. */
-function malformed(text: string): ApiError {
-  let path: string | undefined;
-  try {
-    path = forbiddenKeyPath(JSON.parse(text));
-  } catch {
-    return new ApiError('MALFORMED_REQUEST');
-  }
+/** Valid JSON holding a key refused for prototype poisoning: the answer names it, and where. */
+function forbiddenKey(value: unknown): ApiError {
+  const path = forbiddenKeyPath(value);
   const key = path?.endsWith('.prototype') ? 'constructor.prototype' : '__proto__';
   return new ApiError('MALFORMED_REQUEST', {
     message: `The request body holds the key ${key}${path === undefined ? '' : ` (at ${path})`}, which is refused: it could alter the objects that read it.`,
@@ -76,7 +95,18 @@ function notAnObject(): ApiError {
   return new ApiError('MALFORMED_REQUEST', { message: 'The request body must be a JSON object.' });
 }
 
-/** The body as UTF-8 text, refused past 1 MiB whatever it announced. */
+/**
+ * The client went away before its body arrived (Node reports the connection reset as the
+ * request's error). Nothing can be answered, and it says nothing of the database.
+ */
+export class ClientAborted extends Error {
+  constructor() {
+    super('The client closed the connection before the request body arrived');
+    this.name = 'ClientAborted';
+  }
+}
+
+/** The body as UTF-8 text (see decodeUtf8), refused past 1 MiB whatever it announced. */
 function readText(request: IncomingMessage): Promise<string> {
   const announced = Number(headerValue(request.headers, 'content-length'));
   if (announced > MAX_BODY_BYTES) return Promise.reject(new ApiError('PAYLOAD_TOO_LARGE'));
@@ -94,12 +124,12 @@ function readText(request: IncomingMessage): Promise<string> {
     };
     const onEnd = () => {
       cleanUp();
-      const text = Buffer.concat(chunks).toString('utf8');
+      const text = decodeUtf8(Buffer.concat(chunks));
       resolve(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
     };
-    const onError = (error: Error) => {
+    const onError = () => {
       cleanUp();
-      reject(error);
+      reject(new ClientAborted());
     };
     const cleanUp = () => {
       request.off('data', onData);

@@ -122,8 +122,9 @@ export function requestIdOf(request: IncomingMessage): string {
 
 /**
  * The completion line of a request: `requestId`, `method`, `url` (loggable form), `route`,
- * `statusCode`, `latencyMs`; level warn for 4xx, error for 5xx. An answer cut off before it was
- * complete says `aborted`.
+ * `statusCode`, `latencyMs`; level warn for 4xx, error for 5xx. A request whose connection
+ * closed before its answer was complete says `"aborted":true` instead of a status (level warn):
+ * whatever status was set then never reached the client.
  */
 export function logCompletion(
   logger: Logger,
@@ -131,8 +132,9 @@ export function logCompletion(
   response: ServerResponse,
   line: { url: () => string; route: string | undefined; latencyMs: number },
 ): void {
+  const aborted = !response.writableFinished;
   const status = response.statusCode;
-  const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+  const level = aborted || status >= 400 ? (status >= 500 && !aborted ? 'error' : 'warn') : 'info';
   if (!logger.isLevelEnabled(level)) return;
   const { route, latencyMs } = line;
   // The request id and the method need no escaping: the id is a UUID or matched
@@ -147,9 +149,9 @@ export function logCompletion(
     `${linePrefix(logger, level)},"requestId":"${requestIdOf(request)}"` +
     `,"method":"${method}","url":${url}` +
     (route === undefined ? '' : `,"route":${routeJson(route)}`) +
-    `,"statusCode":${status},"latencyMs":${Math.round(latencyMs * 10) / 10}` +
-    (response.writableFinished ? '' : ',"aborted":true') +
-    `,"msg":"${method} ${url.slice(1, -1)} ${status}"}\n`;
+    (aborted ? ',"aborted":true' : `,"statusCode":${status}`) +
+    `,"latencyMs":${Math.round(latencyMs * 10) / 10}` +
+    `,"msg":"${method} ${url.slice(1, -1)} ${aborted ? 'aborted' : status}"}\n`;
   streamOf(logger).write(text);
 }
 

@@ -14,6 +14,9 @@ const CLIENT_ERROR_CODES: Record<string, ErrorCode> = {
   ERR_HTTP_REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
 };
 
+/** Parser errors that mean the client closed the connection, not that it sent something wrong. */
+const CLIENT_GONE = new Set(['ECONNRESET', 'HPE_INVALID_EOF_STATE']);
+
 /** The response a connection is answering (or answered last): what draining must mark. */
 const ANSWERING = Symbol('answering');
 /** While draining: since when a connection has been seen quiet, and the bytes it had read then. */
@@ -86,7 +89,12 @@ export class NodeServer {
    * Fastify: as its clientErrorHandler, which it would otherwise answer itself).
    */
   readonly onClientError = (error: Error & { code?: string }, socket: Socket): void => {
-    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    // The client went away (mid-request: the parser reports the end of its input as an invalid
+    // state): no one to answer; the request itself, if it had begun, is logged as aborted.
+    if (CLIENT_GONE.has(error.code ?? '') || socket.destroyed) {
+      socket.destroy();
+      return;
+    }
     const code = CLIENT_ERROR_CODES[error.code ?? ''] ?? 'MALFORMED_REQUEST';
     const message =
       code === 'MALFORMED_REQUEST' ? 'The request line or headers could not be read.' : undefined;

@@ -49,6 +49,8 @@ export async function createPlatformApp(
   if (platform === 'fastify') {
     const { FastifyAdapter } = await import('@nestjs/platform-fastify');
     const adapter = new FastifyAdapter({
+      // A request without Host is answered with the envelope by the access policy, not by Node.
+      http: { requireHostHeader: false },
       routerOptions: {
         // Validation keys have up to 255 characters and longer ones must still reach the
         // application (to be answered, authenticated and counted like any unknown key).
@@ -123,6 +125,8 @@ export async function createPlatformApp(
           {
             IncomingMessage: constructorOn(IncomingMessage, instance.request),
             ServerResponse: constructorOn(ServerResponse, instance.response),
+            // A request without Host is answered with the envelope by the access policy.
+            requireHostHeader: false,
           },
           instance,
         ),

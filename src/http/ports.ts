@@ -87,11 +87,14 @@ export abstract class UnservedRequestPolicy {
 
 /** Told of every answered request (the metrics). */
 export abstract class RequestObserver {
-  /** `route` is the template of the route that served it; undefined when none did. */
+  /**
+   * `route` is the template of the route that served it, undefined when none did; `status` is
+   * `aborted` when the connection closed before the answer was complete.
+   */
   abstract requestCompleted(
     method: string,
     route: string | undefined,
-    status: number,
+    status: number | 'aborted',
     seconds: number,
   ): void;
 }

@@ -57,7 +57,7 @@ export class RequestContext {
       this.observer?.requestCompleted(
         request.method ?? 'GET',
         route,
-        response.statusCode,
+        response.writableFinished ? response.statusCode : 'aborted',
         latencyMs / 1000,
       );
     });

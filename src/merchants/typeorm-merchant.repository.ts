@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, IsNull } from 'typeorm';
 import { PreparedReads } from '../database/prepared-reads.js';
+import { execute } from '../database/sql.js';
 import type { Tx } from '../database/transactions.js';
 import { insertUnlessDuplicate, managerOf } from '../database/typeorm-transactions.js';
 import { ApiKey, Merchant } from './merchant.entity.js';
@@ -20,12 +19,12 @@ const ACTIVE_KEY_SQL =
   'SELECT id AS "keyId", merchant_id AS "merchantId" FROM api_key ' +
   'WHERE key_hash = ? AND revoked_at IS NULL';
 
+const ANY_ACTIVE_KEY_SQL =
+  'SELECT 1 AS found FROM api_key WHERE merchant_id = ? AND revoked_at IS NULL LIMIT 1';
+
 @Injectable()
 export class TypeOrmMerchantRepository extends MerchantRepository {
-  constructor(
-    private readonly reads: PreparedReads,
-    @InjectDataSource() private readonly dataSource: DataSource,
-  ) {
+  constructor(private readonly reads: PreparedReads) {
     super();
   }
 
@@ -33,13 +32,18 @@ export class TypeOrmMerchantRepository extends MerchantRepository {
     return this.reads.first<ResolvedKey>(ACTIVE_KEY_SQL, [keyHash]);
   }
 
-  hasActiveKey(merchantId: string): Promise<boolean> {
-    return this.dataSource.getRepository(ApiKey).existsBy({ merchantId, revokedAt: IsNull() });
+  async hasActiveKey(merchantId: string): Promise<boolean> {
+    const row = await this.reads.first(ANY_ACTIVE_KEY_SQL, [merchantId]);
+    return row !== undefined;
   }
 
   async find(tx: Tx, id: string): Promise<MerchantRecord | undefined> {
-    const row = await managerOf(tx).findOneBy(Merchant, { id });
-    return row ? { id: row.id, name: row.name } : undefined;
+    const { rows } = await execute<MerchantRecord>(
+      tx,
+      'SELECT id, name FROM merchant WHERE id = ?',
+      [id],
+    );
+    return rows[0];
   }
 
   async list(tx: Tx, { page, size }: PageRequest): Promise<Page<ListedMerchant>> {

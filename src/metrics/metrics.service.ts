@@ -42,7 +42,7 @@ interface RequestSeries {
   /** The route label: the template, or `unmatched`. */
   route: string;
   duration: Histogram.Internal<'method' | 'route'>;
-  byStatus: Map<number, Counter.Internal>;
+  byStatus: Map<number | 'aborted', Counter.Internal>;
 }
 
 let processRegistry: Registry | undefined;
@@ -185,7 +185,7 @@ export class MetricsService implements CacheLookups, RequestObserver {
   requestCompleted(
     method: string,
     route: string | undefined,
-    status: number,
+    status: number | 'aborted',
     seconds: number,
   ): void {
     const series = this.seriesOf(method, route ?? UNMATCHED_ROUTE);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { claimLockClause, kindOf } from '../database/dialect.js';
+import { claimLockClause, kindOf, timestampOf } from '../database/dialect.js';
 import {
   type BatchColumn,
   insertBatch,
@@ -11,8 +11,9 @@ import {
 import { BatchedReads } from '../database/batched-reads.js';
 import { PreparedReads } from '../database/prepared-reads.js';
 import type { Tx } from '../database/transactions.js';
-import { insertRows, insertUnlessDuplicate, managerOf } from '../database/typeorm-transactions.js';
-import { PaymentSession, PaymentSessionTransition } from './payment-session.entity.js';
+import { execute } from '../database/sql.js';
+import { managerOf } from '../database/typeorm-transactions.js';
+import { PaymentSession } from './payment-session.entity.js';
 import {
   CallbackUrls,
   NewTransition,
@@ -31,6 +32,25 @@ const SELECT_SESSIONS =
   'detailed_status AS "detailedStatus", error_message AS "errorMessage", ' +
   'payment_response AS "paymentResponse", return_url AS "returnUrl", error_url AS "errorUrl", ' +
   'version, personal_data_erased_at AS "personalDataErasedAt" FROM payment_session';
+const HISTORY_SQL =
+  'SELECT version, from_status AS "fromStatus", to_status AS "toStatus", ' +
+  'detailed_status AS "detailedStatus", at FROM payment_session_transition ' +
+  'WHERE validation_key = ? ORDER BY version';
+/** A new session; none when the key is taken (another writer got there first). */
+const INSERT_SESSION =
+  'INSERT INTO payment_session (validation_key, merchant_id, status, detailed_status, ' +
+  'error_message, payment_response, return_url, error_url, version, final_at, ' +
+  'holds_personal_data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ' +
+  'ON CONFLICT (validation_key) DO NOTHING';
+/** The next report, only over the version it was judged against; final_at set once. */
+const UPDATE_SESSION_IF_VERSION =
+  'UPDATE payment_session SET status = ?, detailed_status = ?, error_message = ?, ' +
+  'payment_response = ?, return_url = ?, error_url = ?, version = ?, ' +
+  'final_at = COALESCE(?, final_at), holds_personal_data = ?, updated_at = CURRENT_TIMESTAMP ' +
+  'WHERE validation_key = ? AND version = ?';
+const INSERT_TRANSITION =
+  'INSERT INTO payment_session_transition (validation_key, version, from_status, to_status, ' +
+  'detailed_status) VALUES (?, ?, ?, ?, ?)';
 /** Keys read by one statement of the status lookup at most. */
 const LOOKUP_BATCH_KEYS = 256;
 
@@ -99,17 +119,24 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
   }
 
   async findIn(tx: Tx, validationKey: string): Promise<SessionRecord | undefined> {
-    const row = await managerOf(tx).findOneBy(PaymentSession, { validationKey });
-    return row ? toRecord(row) : undefined;
+    const { rows } = await execute<SessionRecord>(
+      tx,
+      `${SELECT_SESSIONS} WHERE validation_key = ?`,
+      [validationKey],
+    );
+    return rows[0] && fromRow(rows[0]);
   }
 
   async insert(tx: Tx, session: SessionRecord): Promise<boolean> {
-    const row = {
-      ...session,
-      finalAt: finalAtOf(session.status, Date.now()),
-      holdsPersonalData: holdsPersonalData(session.paymentResponse),
-    };
-    return (await insertUnlessDuplicate(tx, PaymentSession, row)) !== undefined;
+    const { affected } = await execute(tx, INSERT_SESSION, [
+      session.validationKey,
+      session.merchantId,
+      ...reportValues(session),
+      session.version,
+      finalAtOf(session.status, Date.now()),
+      holdsPersonalData(session.paymentResponse),
+    ]);
+    return affected === 1;
   }
 
   async updateIfVersion(
@@ -118,21 +145,15 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
     expectedVersion: number,
     next: StoredReport & CallbackUrls,
   ): Promise<boolean> {
-    const result = await managerOf(tx)
-      .createQueryBuilder()
-      .update(PaymentSession)
-      .set({
-        ...next,
-        holdsPersonalData: holdsPersonalData(next.paymentResponse),
-        version: expectedVersion + 1,
-        ...(isFinal(next.status) ? { finalAt: Date.now() } : {}),
-      })
-      .where('validation_key = :validationKey AND version = :expectedVersion', {
-        validationKey,
-        expectedVersion,
-      })
-      .execute();
-    return result.affected === 1;
+    const { affected } = await execute(tx, UPDATE_SESSION_IF_VERSION, [
+      ...reportValues(next),
+      expectedVersion + 1,
+      finalAtOf(next.status, Date.now()),
+      holdsPersonalData(next.paymentResponse),
+      validationKey,
+      expectedVersion,
+    ]);
+    return affected === 1;
   }
 
   async addTransition(
@@ -140,7 +161,13 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
     validationKey: string,
     transition: Omit<TransitionRecord, 'at'>,
   ): Promise<void> {
-    await insertRows(tx, PaymentSessionTransition, { validationKey, ...transition });
+    await execute(tx, INSERT_TRANSITION, [
+      validationKey,
+      transition.version,
+      transition.fromStatus,
+      transition.toStatus,
+      transition.detailedStatus,
+    ]);
   }
 
   async findManyIn(tx: Tx, validationKeys: string[]): Promise<Map<string, SessionRecord>> {
@@ -212,17 +239,10 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
   }
 
   async history(validationKey: string): Promise<TransitionRecord[]> {
-    const rows = await this.dataSource.getRepository(PaymentSessionTransition).find({
-      where: { validationKey },
-      order: { version: 'ASC' },
-    });
-    return rows.map((row) => ({
-      version: row.version,
-      fromStatus: row.fromStatus,
-      toStatus: row.toStatus,
-      detailedStatus: row.detailedStatus,
-      at: new Date(row.at),
-    }));
+    const rows = await this.reads.all<TransitionRecord & { at: Date | string }>(HISTORY_SQL, [
+      validationKey,
+    ]);
+    return rows.map((row) => ({ ...row, version: Number(row.version), at: timestampOf(row.at) }));
   }
 
   async dueForErasure(
@@ -312,21 +332,5 @@ function fromRow(row: SessionRecord): SessionRecord {
     version: Number(row.version),
     personalDataErasedAt:
       row.personalDataErasedAt == null ? null : Number(row.personalDataErasedAt),
-  };
-}
-
-function toRecord(row: PaymentSession): SessionRecord {
-  return {
-    validationKey: row.validationKey,
-    merchantId: row.merchantId,
-    status: row.status,
-    detailedStatus: row.detailedStatus,
-    errorMessage: row.errorMessage,
-    paymentResponse: row.paymentResponse,
-    returnUrl: row.returnUrl,
-    errorUrl: row.errorUrl,
-    version: row.version,
-    personalDataErasedAt:
-      row.personalDataErasedAt === null ? null : Number(row.personalDataErasedAt),
   };
 }

@@ -1,5 +1,6 @@
 import { CryptoPairInputDto } from '../catalog/dto/crypto-pair-input.dto.js';
 import type { MaybePromise } from '../common/maybe-async.js';
+import { textFieldRefusals } from '../common/http/json-text.js';
 import { FieldError, validatePlain } from '../common/validation.js';
 import { ValidationPlan } from '../common/validation-plan.js';
 import { SeedMerchantDto } from '../merchants/dto/merchant.dto.js';
@@ -104,11 +105,18 @@ export class SeedCheck {
   record(name: SeedSection, index: number, plain: unknown): MaybePromise<CheckedRecord> {
     const section = this.sections.get(name)!;
     section.count = index + 1;
-    const instance = PLANS[name].accept(plain);
+    // Text that is not text (a control character, a lone surrogate, bytes that are not UTF-8) is
+    // refused with its field, as in a request body; the rules name the record's other faults.
+    const text = textFieldRefusals(plain, `${name}[${index}]`, 'brackets');
+    const instance = text.length === 0 ? PLANS[name].accept(plain) : undefined;
     if (instance !== undefined) return this.checked(section, index, instance, []);
     return validatePlain(SeedFileDto, { [name]: [plain] }, STRICT).then(({ value, errors }) => {
       const records = value[name] as unknown[];
-      return this.checked(section, index, records[0], reindexed(errors, name, index));
+      // A field's own rule (a key's pattern) says more than the text rule: it wins.
+      const rules = reindexed(errors, name, index);
+      const ruled = new Set(rules.map((error) => error.field));
+      const textOnly = text.filter((error) => !ruled.has(error.field));
+      return this.checked(section, index, records[0], [...rules, ...textOnly]);
     });
   }
 

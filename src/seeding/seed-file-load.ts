@@ -1,3 +1,4 @@
+import { parseJsonText } from '../common/http/json-text.js';
 import type { FieldError } from '../common/validation.js';
 import { rollbackToSavepoint, savepoint } from '../database/batch-statements.js';
 import type { Tx } from '../database/transactions.js';
@@ -170,10 +171,13 @@ export class SeedFileLoad {
   }
 }
 
-/** JSON.parse of one record or section value; a syntax error names where it is. */
+/**
+ * Parses one record or section value as request bodies are parsed (numbers keep their text where
+ * it matters, a name given twice is refused); a syntax error names where it is.
+ */
 function parse(json: string, section: string, index?: number): unknown {
   try {
-    return JSON.parse(json);
+    return parseJsonText(json);
   } catch (error) {
     const where = index === undefined ? section : `${section}[${index}]`;
     throw new SeedFileSyntaxError(`${(error as Error).message}, in ${where}`);

@@ -1,3 +1,4 @@
+import { decodeUtf8 } from '../common/http/json-text.js';
 import { TokenParser, TokenType, Tokenizer, type ParsedTokenInfo } from '@streamparser/json';
 import { createReadStream } from 'node:fs';
 
@@ -268,7 +269,8 @@ class SeedFileStructure {
       if (from < to) parts.push(chunk.subarray(from - base, to - base));
       base += chunk.length;
     }
-    return (parts.length === 1 ? parts[0] : Buffer.concat(parts)).toString('utf8');
+    // Bytes that are not UTF-8 stay visible to the record rules (see decodeUtf8).
+    return decodeUtf8(parts.length === 1 ? parts[0] : Buffer.concat(parts));
   }
 
   /** Drops the chunks no record or captured value still needs. */

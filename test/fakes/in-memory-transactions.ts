@@ -40,6 +40,9 @@ export class InMemoryTransactions extends Transactions {
     this.tail = result.catch(() => undefined);
     return result;
   }
+
+  /** Nothing runs outside a transaction in memory. */
+  async outside(): Promise<void> {}
 }
 
 /** Deep copy of plain data (records hold strings, numbers, booleans, null and dates). */

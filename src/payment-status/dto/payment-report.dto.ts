@@ -19,6 +19,7 @@ import {
   isCallbackUrl,
 } from '../../callbacks/callback-outbox.js';
 import { COUNTRY_CODE_PATTERN, COUNTRY_CODE_RULE } from '../../catalog/dto/catalog-query.dto.js';
+import type { JsonNumberText } from '../../common/http/json-text.js';
 import { isZonedDateTime, ZONED_DATE_TIME_RULE } from '../../common/iso-time.js';
 import { AsciiUpperCase, IsMoneyAmount, Trim } from '../../common/validators.js';
 import { MERCHANT_ID_PATTERN, MERCHANT_ID_RULE } from '../../merchants/merchant-id.js';
@@ -43,7 +44,7 @@ export class MoneyInputDto {
     ],
   })
   @IsMoneyAmount()
-  amount: number | string;
+  amount: number | string | JsonNumberText;
 
   @ApiProperty({ example: 'EUR', pattern: '^[A-Za-z][A-Za-z0-9]{2,15}$' })
   @IsString({ message: 'must be a currency code of 3 to 16 letters or digits' })

@@ -1,0 +1,90 @@
+import sqlite3 from 'sqlite3';
+
+/** What a statement did: the rows it read, the rows it changed. */
+export interface StatementResult<T = unknown> {
+  rows: T[];
+  affected: number;
+}
+
+/**
+ * The connection TypeORM's SQLite driver opens, held by this application too. TypeORM takes the
+ * `sqlite3` module through its documented `driver` option and opens its one connection with that
+ * module's `Database`: given a subclass of sqlite3's `Database` that records each instance, the
+ * application knows the connection without reading TypeORM's driver. Through it the write path
+ * runs prepared statements (sqlite3's own statement API) in the transaction TypeORM's runner
+ * shares: building each statement through TypeORM and preparing it again on every call cost more
+ * than running it (docs/decisions.md, "The write path's statements").
+ */
+export class SqliteConnection {
+  private database?: sqlite3.Database;
+  private readonly statements = new Map<string, sqlite3.Statement>();
+
+  /** The `sqlite3` module to give TypeORM as its `driver` option (typed as TypeORM takes it). */
+  driverModule(): object {
+    const opened = (database: sqlite3.Database) => this.opened(database);
+    class HeldDatabase extends sqlite3.Database {
+      constructor(...args: ConstructorParameters<typeof sqlite3.Database>) {
+        super(...args);
+        opened(this);
+      }
+    }
+    const module = { ...sqlite3, Database: HeldDatabase };
+    // TypeORM calls verbose(), which would record a stack trace on every database call.
+    return { ...module, verbose: () => module };
+  }
+
+  /** Whether TypeORM has opened the connection (a data source not yet initialised has none). */
+  get isOpen(): boolean {
+    return this.database !== undefined;
+  }
+
+  /** Runs one statement, prepared once per SQL text; `?` placeholders. */
+  run<T = unknown>(sql: string, parameters: readonly unknown[] = []): Promise<StatementResult<T>> {
+    const statement = this.statement(sql);
+    const reads = /^\s*(SELECT|WITH|PRAGMA)\b/i.test(sql);
+    return new Promise((resolve, reject) => {
+      if (reads) {
+        statement.all(parameters, (error: Error | null, rows: T[]) =>
+          error ? reject(error) : resolve({ rows, affected: 0 }),
+        );
+      } else {
+        statement.run(parameters, function (this: sqlite3.RunResult, error: Error | null) {
+          if (error) reject(error);
+          else resolve({ rows: [], affected: this.changes });
+        });
+      }
+    });
+  }
+
+  /**
+   * Finalizes every prepared statement: SQLite cannot close a connection while one is open, and
+   * TypeORM closes it on shutdown.
+   */
+  async finalize(): Promise<void> {
+    const statements = [...this.statements.values()];
+    this.statements.clear();
+    await Promise.all(
+      statements.map((s) => new Promise<void>((resolve) => s.finalize(() => resolve()))),
+    );
+  }
+
+  private opened(database: sqlite3.Database): void {
+    this.database = database;
+    this.statements.clear();
+  }
+
+  private statement(sql: string): sqlite3.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      if (!this.database) throw new Error('The SQLite connection is not open');
+      // A statement that fails to prepare reports it to its first run, and is prepared again
+      // next time (a table that did not exist yet may exist then).
+      const prepared = this.database.prepare(sql, (error) => {
+        if (error && this.statements.get(sql) === prepared) this.statements.delete(sql);
+      });
+      this.statements.set(sql, prepared);
+      statement = prepared;
+    }
+    return statement;
+  }
+}

@@ -1,0 +1,190 @@
+import { ApiError } from '../common/errors/api-error.js';
+import { isDatabaseUnavailable } from './dialect.js';
+import type { RunOptions, Tx } from './transactions.js';
+
+/** Units of work committed together at most. */
+export const MAX_GROUP_UNITS = 64;
+
+/** A unit of work waiting for its group, and where its outcome goes. */
+interface Unit<T = unknown> {
+  work: (tx: Tx) => Promise<T>;
+  resolve(value: T): void;
+  reject(error: unknown): void;
+}
+
+/** What a unit came to inside its group, handed over only once the group's fate is known. */
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** The group's own statements on the connection, and the transaction handle units are given. */
+export interface GroupConnection {
+  /** Runs one of the group's statements: BEGIN, SAVEPOINT, RELEASE, ROLLBACK, COMMIT. */
+  control(sql: string): Promise<unknown>;
+  tx: Tx;
+}
+
+/** What a group checks around COMMIT, and whom it tells how it went. */
+export interface GroupHooks {
+  /** Before COMMIT and after it: throws when the change must not be acknowledged. */
+  assertWritable(): void;
+  /** A group of `units` committed: the database takes writes. */
+  committed(units: number): void;
+  /** The database did not take a group's writes (full, read only, I/O error, gone). */
+  refused(error: unknown): void;
+}
+
+/**
+ * Transactions on SQLite's one connection (TypeORM's SQLite driver shares a single connection
+ * between all callers), grouped: the units that arrive while a transaction is under way wait, and
+ * then run one after another inside one transaction, each within a savepoint of its own, with one
+ * COMMIT for all of them. So a burst of concurrent writes costs one COMMIT (one fsync of the log)
+ * instead of one each. Each unit still gets exactly its own outcome: a unit that throws is rolled
+ * back to its savepoint and its error is its answer; the others keep their writes.
+ *
+ * Every outcome, value or error, is handed over only after COMMIT: a unit's decision may rest on
+ * the writes of the units before it in the group, and if COMMIT fails none of them happened. Then
+ * every unit of the group fails with SERVICE_UNAVAILABLE.
+ *
+ * The statements BEGIN, SAVEPOINT, RELEASE, ROLLBACK and COMMIT are sent by this class, and the
+ * query runner's own transaction methods are never used: after a
+ * failed COMMIT SQLite may or may not have rolled back by itself, and TypeORM 0.3.31's runner keeps
+ * believing its transaction is open when the ROLLBACK that follows fails (docs/decisions.md,
+ * "SQLite transactions after a failed COMMIT"). Here each group begins with BEGIN IMMEDIATE, which
+ * SQLite refuses inside an open transaction: a transaction left open is rolled back before the next
+ * group begins, never nested into.
+ *
+ * Errors that may have ended SQLite's transaction by themselves (a full disk, an I/O error, a
+ * busy or read-only database) end the whole group: the units after them would otherwise run
+ * outside any transaction.
+ */
+export class SqliteGroupCommit {
+  private readonly waitingAhead: Unit[] = [];
+  private readonly waitingInTurn: Unit[] = [];
+  /** Statements to run between two groups, outside any transaction. */
+  private readonly between: Unit[] = [];
+  private busy = false;
+
+  constructor(
+    private readonly connection: () => GroupConnection,
+    private readonly hooks: GroupHooks,
+    private readonly maxUnits = MAX_GROUP_UNITS,
+  ) {}
+
+  run<T>(work: (tx: Tx) => Promise<T>, options: RunOptions = {}): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const unit: Unit<T> = { work, resolve, reject };
+      (options.ahead ? this.waitingAhead : this.waitingInTurn).push(unit as Unit);
+      if (!this.busy) void this.drain();
+    });
+  }
+
+  /**
+   * Runs a statement on the connection while no transaction is open (a checkpoint of the log),
+   * before the next group.
+   */
+  outside(sql: string): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const unit: Unit<void> = {
+        work: async () => {
+          await this.connection().control(sql);
+        },
+        resolve,
+        reject,
+      };
+      this.between.push(unit as Unit);
+      if (!this.busy) void this.drain();
+    });
+  }
+
+  /** Runs groups, and statements between them, while any wait; one at a time. */
+  private async drain(): Promise<void> {
+    this.busy = true;
+    try {
+      for (;;) {
+        for (const statement of this.between.splice(0)) {
+          await statement.work(this.connection().tx).then(statement.resolve, statement.reject);
+        }
+        const group = this.nextGroup();
+        if (group.length === 0) return;
+        await this.runGroup(group);
+      }
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  /** The units of the next group: those run `ahead` first, each lane in order. */
+  private nextGroup(): Unit[] {
+    const group = this.waitingAhead.splice(0, this.maxUnits);
+    group.push(...this.waitingInTurn.splice(0, this.maxUnits - group.length));
+    return group;
+  }
+
+  private async runGroup(group: Unit[]): Promise<void> {
+    const connection = this.connection();
+    const outcomes: Outcome[] = [];
+    try {
+      await this.begin(connection);
+      for (const unit of group) outcomes.push(await this.runUnit(connection, unit));
+      this.hooks.assertWritable(); // before COMMIT: a gone file rolls the group back
+      await connection.control('COMMIT');
+    } catch (error) {
+      await connection.control('ROLLBACK').catch(() => undefined); // none open: nothing to undo
+      this.fail(group, error);
+      return;
+    }
+    try {
+      this.hooks.assertWritable(); // after COMMIT: a write into a gone file is never acknowledged
+    } catch (error) {
+      this.fail(group, error);
+      return;
+    }
+    this.hooks.committed(group.length);
+    group.forEach((unit, index) => {
+      const outcome = outcomes[index];
+      if (outcome.ok) unit.resolve(outcome.value);
+      else unit.reject(outcome.error);
+    });
+  }
+
+  /** BEGIN IMMEDIATE; a transaction some failure left open is rolled back first. */
+  private async begin(connection: GroupConnection): Promise<void> {
+    try {
+      await connection.control('BEGIN IMMEDIATE');
+    } catch (error) {
+      if (!/within a transaction/i.test(String(error))) throw error;
+      await connection.control('ROLLBACK');
+      await connection.control('BEGIN IMMEDIATE');
+    }
+  }
+
+  /**
+   * One unit in its savepoint. Its own error is its outcome; an error that may have ended the
+   * transaction, or a savepoint that cannot be released or rolled back to, ends the group.
+   */
+  private async runUnit(connection: GroupConnection, unit: Unit): Promise<Outcome> {
+    await connection.control('SAVEPOINT unit');
+    let value: unknown;
+    try {
+      value = await unit.work(connection.tx);
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) throw error;
+      await connection.control('ROLLBACK TO unit');
+      await connection.control('RELEASE unit');
+      return { ok: false, error };
+    }
+    await connection.control('RELEASE unit');
+    return { ok: true, value };
+  }
+
+  /** None of the group's writes happened: every unit is told, the cause is noted once. */
+  private fail(group: Unit[], cause: unknown): void {
+    this.hooks.refused(cause);
+    const answer =
+      cause instanceof ApiError
+        ? cause
+        : new ApiError('SERVICE_UNAVAILABLE', {
+            message: 'The database did not take this change; nothing was written. Retry later.',
+          });
+    for (const unit of group) unit.reject(answer);
+  }
+}
