@@ -165,6 +165,7 @@ async function startService(platform, database, build, context, instance = '') {
     HTTP_PLATFORM: platform,
     MIGRATIONS_RUN: 'false',
     CALLBACK_SECRET_KEY: context.callbackSecretKey,
+    AUDIT_KEY: context.auditKey,
     // Writes store a callback each; delivering them would add writes of its own.
     CALLBACKS_ENABLED: 'false',
     ADMIN_TOKEN,
@@ -480,6 +481,7 @@ async function main() {
     dir,
     apiKey,
     callbackSecretKey: randomBytes(32).toString('base64'),
+    auditKey: randomBytes(32).toString('base64'),
     datasets: {},
     results: new Map(),
     profiles: {},
@@ -489,7 +491,7 @@ async function main() {
 
   log(`writing the seed file (${options.sessions.toLocaleString('en-US')} sessions, 5,000 pairs)…`);
   const seedFile = await writeSeedFile(dir, { sessions: options.sessions, apiKey });
-  const seedEnv = { CALLBACK_SECRET_KEY: context.callbackSecretKey };
+  const seedEnv = { CALLBACK_SECRET_KEY: context.callbackSecretKey, AUDIT_KEY: context.auditKey };
   if (options.databases.includes('sqlite')) {
     const file = join(dir, 'seeded.sqlite');
     const seeding = await seed({

@@ -3,6 +3,7 @@ import { INestApplication } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module.js';
+import { AuditHeads } from './audit/audit-heads.js';
 import { CallbackDispatcher } from './callbacks/callback-dispatcher.js';
 import { PersonalDataRetention } from './payment-status/personal-data-retention.js';
 import { AppConfig } from './config/app-config.js';
@@ -58,12 +59,13 @@ export function setupApp(app: INestApplication, config: AppConfig): void {
 }
 
 /**
- * Starts what works in the background (callback delivery, the retention of personal data): once
- * the schema is in place.
+ * Starts what works in the background (callback delivery, the retention of personal data, the
+ * published head of the audit chain): once the schema is in place.
  */
 export function startBackgroundWork(app: INestApplication): void {
   app.get(CallbackDispatcher).start();
   app.get(PersonalDataRetention).start();
+  app.get(AuditHeads).start();
 }
 
 /** Runs pending migrations on the application's data source. */

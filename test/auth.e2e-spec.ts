@@ -7,6 +7,7 @@ import {
   startTestApp,
   TestApp,
 } from './support/test-app.js';
+import { rawRequest } from './support/raw-http.js';
 
 const CATALOG = '/api/crypto-currency-protocol-processors';
 const STATUS = '/api/gateway/payment-status/';
@@ -274,28 +275,56 @@ describe('authentication (e2e, AUTH_MODE=api-key)', () => {
       }
     });
 
-    it('is never opened by a merchant key given as a bearer token: 403', async () => {
+    it('is never opened by a merchant key given as a bearer token: 401 invalid_token', async () => {
       const r = await http(t.url + '/admin/crypto-pairs', {
         headers: { authorization: `Bearer ${ACME_KEY}`, key: ACME_KEY },
       });
-      const errors = expectEnvelope(r, 403, 'FORBIDDEN');
+      const errors = expectEnvelope(r, 401, 'UNAUTHORIZED');
       expect(errors[0].type).toBe('FATAL');
+      expect(r.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
     });
 
-    it('refuses a wrong bearer token with a 403 FORBIDDEN', async () => {
-      const r = await http(t.url + '/admin/crypto-pairs', {
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}x` },
-      });
-      expectEnvelope(r, 403, 'FORBIDDEN');
-      const prefix = await http(t.url + '/admin/crypto-pairs', {
-        headers: { authorization: `Bearer ${ADMIN_TOKEN.slice(0, -1)}` },
-      });
-      expectEnvelope(prefix, 403, 'FORBIDDEN');
+    it('refuses a wrong bearer token with a 401 and the invalid_token challenge (RFC 6750)', async () => {
+      for (const token of [`${ADMIN_TOKEN}x`, ADMIN_TOKEN.slice(0, -1), `op_${'z'.repeat(43)}`]) {
+        const r = await http(t.url + '/admin/crypto-pairs', {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        expectEnvelope(r, 401, 'UNAUTHORIZED');
+        expect(r.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+      }
     });
 
-    it('refuses a request without any credentials with a 401 UNAUTHORIZED', async () => {
-      const r = await http(t.url + '/admin/crypto-pairs');
-      expectEnvelope(r, 401, 'UNAUTHORIZED');
+    it('refuses a request without a bearer token with a 401 and a bare challenge', async () => {
+      for (const headers of [{}, { authorization: 'Basic YWRtaW46YWRtaW4=' }] as Record<
+        string,
+        string
+      >[]) {
+        const r = await http(t.url + '/admin/crypto-pairs', { headers });
+        const errors = expectEnvelope(r, 401, 'UNAUTHORIZED');
+        expect(errors[0].field).toBe('authorization');
+        expect(r.headers.get('www-authenticate')).toBe('Bearer');
+      }
+    });
+
+    it('refuses two Authorization headers with a 400, even when both are right', async () => {
+      const { status, headers, body } = await rawRequest(
+        t.url,
+        'GET /admin/crypto-pairs HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n' +
+          `Authorization: Bearer ${ADMIN_TOKEN}\r\n` +
+          `Authorization: Bearer ${ADMIN_TOKEN}\r\n\r\n`,
+      );
+      expect(status).toBe(400);
+      expect(headers['www-authenticate']).toBe('Bearer error="invalid_request"');
+      expect(JSON.parse(body)).toEqual({
+        errors: [
+          {
+            type: 'VALIDATION',
+            errorCode: 'INVALID_PARAMETER',
+            message: 'must be given once: the request carries more than one Authorization header.',
+            field: 'authorization',
+          },
+        ],
+      });
     });
   });
 });

@@ -7,6 +7,7 @@ import {
   http,
   startTestApp,
   successfulResponse,
+  TEST_AUDIT_KEY,
   TEST_CALLBACK_SECRET_KEY,
   TestApp,
 } from './support/test-app.js';
@@ -299,6 +300,7 @@ describe('callbacks in production (e2e)', () => {
     t = await startTestApp({
       NODE_ENV: 'production',
       CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY,
+      AUDIT_KEY: TEST_AUDIT_KEY,
       CALLBACK_RETRY_SCHEDULE: '60',
     });
     receiver = await WebhookReceiver.start();

@@ -47,6 +47,41 @@ describe('errors and the request pipeline (e2e)', () => {
     expectNoInternals(r.text);
   });
 
+  it.each([
+    [
+      '{"merchantId":"demo","status":"PENDING","__proto__":{"admin":true}}',
+      '__proto__',
+      '__proto__',
+    ],
+    [
+      '{"merchantId":"demo","status":"SUCCESSFUL","paymentResponse":{"money":{"__proto__":null}}}',
+      '__proto__',
+      'paymentResponse.money.__proto__',
+    ],
+    [
+      '{"merchantId":"demo","items":[1,{"constructor":{"prototype":{"admin":true}}}]}',
+      'constructor.prototype',
+      'items[1].constructor.prototype',
+    ],
+  ])(
+    'refuses the valid JSON %s with a 400 that names the key %s and where it is',
+    async (body, key, field) => {
+      const r = await http(t.url + '/admin/payment-sessions/vk_proto_0001', {
+        method: 'PUT',
+        headers: { ...adminHeaders, 'content-type': 'application/json' },
+        rawBody: body,
+      });
+      const [error] = expectEnvelope(r, 400, 'MALFORMED_REQUEST');
+      expect(error).toEqual({
+        type: 'VALIDATION',
+        errorCode: 'MALFORMED_REQUEST',
+        message: `The request body holds the key ${key} (at ${field}), which is refused: it could alter the objects that read it.`,
+        field,
+      });
+      expect(error.message).not.toMatch(/not valid JSON/);
+    },
+  );
+
   it.each(['text/plain', 'application/xml', 'application/x-www-form-urlencoded'])(
     'answers a %s body with UNSUPPORTED_MEDIA_TYPE',
     async (type) => {

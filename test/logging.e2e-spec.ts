@@ -8,6 +8,8 @@ import {
   successfulResponse,
   TestApp,
 } from './support/test-app.js';
+import { DataSource } from 'typeorm';
+import { WebhookReceiver } from './support/webhook-receiver.js';
 
 const CATALOG = '/api/crypto-currency-protocol-processors';
 const STATUS = '/api/gateway/payment-status/';
@@ -180,7 +182,7 @@ describe('request logs (e2e)', () => {
           headers: { authorization: `Bearer ${ADMIN_TOKEN}-wrong` },
         })
       ).status,
-    ).toBe(403);
+    ).toBe(401);
   });
   afterAll(() => t.close());
 
@@ -297,4 +299,113 @@ describe('request logs (e2e)', () => {
       expect(t.logs.join('\n')).not.toContain(PERSONAL.customerFirstName);
     },
   );
+});
+
+describe('every log line of a run has its message in msg (e2e)', () => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    t = await startTestApp(
+      {
+        AUTH_MODE: 'api-key',
+        LOG_LEVEL: 'debug',
+        PERSONAL_DATA_RETENTION_DAYS: '30',
+        PERSONAL_DATA_SWEEP_SECONDS: '1',
+        CALLBACK_RETRY_SCHEDULE: '1',
+      },
+      { captureLogs: true },
+    );
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.close();
+  });
+
+  it('writes no line without msg, and no message in context, whatever the service does', async () => {
+    await t.seed({ merchants: [{ id: 'acme', name: 'Acme', apiKeys: [SEEDED_KEY] }] });
+    // Operator requests let in and refused every way, and a revoked token tried again.
+    const operator = await http(`${t.url}/admin/operators`, {
+      method: 'POST',
+      headers: adminHeaders,
+      body: { name: 'logger', role: 'viewer' },
+    });
+    const token = { authorization: `Bearer ${operator.body.token}` };
+    await http(`${t.url}/admin/merchants`, { headers: token });
+    await http(`${t.url}/admin/merchants`, { method: 'POST', headers: token, body: {} });
+    await http(`${t.url}/admin/merchants`);
+    await http(`${t.url}/admin/merchants`, { headers: { authorization: 'Bearer op_nobody' } });
+    await http(`${t.url}/admin/operators/${operator.body.id}`, {
+      method: 'DELETE',
+      headers: adminHeaders,
+    });
+    await http(`${t.url}/admin/merchants`, { headers: token });
+    // Merchant requests, an unknown route, a bad body.
+    await http(t.url + CATALOG, { headers: { key: SEEDED_KEY } });
+    await http(t.url + '/api/nowhere', { headers: { key: SEEDED_KEY } });
+    await http(`${t.url}/admin/crypto-pairs`, {
+      method: 'POST',
+      headers: adminHeaders,
+      rawBody: '{"a":',
+      body: undefined,
+    });
+    // Callbacks delivered and refused, personal data erased on request and past retention.
+    receiver.answer('/refused', 500);
+    for (const [key, path] of [
+      ['vk_log_msg_0001', '/ok'],
+      ['vk_log_msg_0002', '/refused'],
+    ]) {
+      const r = await http(`${t.url}/admin/payment-sessions/${key}`, {
+        method: 'PUT',
+        headers: adminHeaders,
+        body: {
+          merchantId: 'acme',
+          status: 'SUCCESSFUL',
+          returnUrl: `${receiver.url}${path}`,
+          paymentResponse: successfulResponse(PERSONAL),
+        },
+      });
+      expect(r.status).toBe(201);
+    }
+    await http(`${t.url}/admin/payment-sessions/vk_log_msg_0001/personal-data`, {
+      method: 'DELETE',
+      headers: adminHeaders,
+    });
+    await t.app
+      .get(DataSource)
+      .query(
+        `UPDATE payment_session SET final_at = ${Date.now() - 40 * 86_400_000} WHERE validation_key = 'vk_log_msg_0002'`,
+      );
+
+    const lines = () => t.logs.map((line) => JSON.parse(line) as LogLine);
+    const seen = (text: RegExp) => lines().some((line) => text.test(String(line.msg)));
+    const deadline = Date.now() + 10_000;
+    while (
+      !(
+        seen(/^Erased personal data past retention$/) &&
+        seen(/^Callback msg_\S+ delivered/) &&
+        seen(/^Callback msg_\S+ rejected/) &&
+        seen(/^Audit chain head: \d+ events/)
+      ) &&
+      Date.now() < deadline
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect({
+      retention: seen(/^Erased personal data past retention$/),
+      delivered: seen(/^Callback msg_\S+ delivered/),
+      rejected: seen(/^Callback msg_\S+ rejected/),
+      head: seen(/^Audit chain head: \d+ events/),
+      nest: lines().some((line) => line.context === 'RoutesResolver'),
+    }).toEqual({ retention: true, delivered: true, rejected: true, head: true, nest: true });
+
+    const wrong = lines().filter(
+      (line) =>
+        typeof line.msg !== 'string' ||
+        line.msg.trim() === '' ||
+        (line.context !== undefined && !/^[A-Z][A-Za-z]*$/.test(String(line.context))),
+    );
+    expect(wrong).toEqual([]);
+  });
 });

@@ -60,11 +60,12 @@ describe('metrics (e2e)', () => {
     expect(r.text).not.toContain('http_request');
   });
 
-  it('refuses a wrong bearer token (403)', async () => {
+  it('refuses a wrong bearer token (401, invalid_token)', async () => {
     const r = await http(t.url + '/metrics', {
       headers: { authorization: 'Bearer not-the-admin-token-0123456789abcdef' },
     });
-    expectEnvelope(r, 403, 'FORBIDDEN');
+    expectEnvelope(r, 401, 'UNAUTHORIZED');
+    expect(r.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
   });
 
   it('refuses a merchant API key (401)', async () => {

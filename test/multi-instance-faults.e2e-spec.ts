@@ -2,7 +2,13 @@ import { jest } from '@jest/globals';
 import pg from 'pg';
 import { MainProcess, startMain } from './support/main-process.js';
 import { PostgresServer, startPostgres } from './support/servers.js';
-import { ADMIN_TOKEN, adminHeaders, http, TEST_CALLBACK_SECRET_KEY } from './support/test-app.js';
+import {
+  ADMIN_TOKEN,
+  adminHeaders,
+  http,
+  TEST_AUDIT_KEY,
+  TEST_CALLBACK_SECRET_KEY,
+} from './support/test-app.js';
 import { eventually, startWriteLoad, type WriteLoad } from './support/write-load.js';
 
 /**
@@ -81,6 +87,7 @@ describe('PostgreSQL faults under load, Express and Fastify on one database (e2e
       DATABASE_URL: postgres.url,
       ADMIN_TOKEN,
       CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY,
+      AUDIT_KEY: TEST_AUDIT_KEY,
       CALLBACKS_ENABLED: 'false',
       LOG_LEVEL: 'warn',
       // The readers are one client: the general limit would answer them 429.

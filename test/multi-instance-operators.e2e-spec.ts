@@ -7,6 +7,7 @@ import {
   adminHeaders as admin,
   http,
   successfulResponse,
+  TEST_AUDIT_KEY,
   TEST_CALLBACK_SECRET_KEY,
 } from './support/test-app.js';
 
@@ -28,6 +29,7 @@ describe('operators and the audit trail on two instances (e2e)', () => {
       DATABASE_URL: postgres.url,
       ADMIN_TOKEN,
       CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY,
+      AUDIT_KEY: TEST_AUDIT_KEY,
       PERSONAL_DATA_RETENTION_DAYS: '30',
       PERSONAL_DATA_SWEEP_SECONDS: '1',
       LOG_LEVEL: 'warn',
@@ -61,10 +63,10 @@ describe('operators and the audit trail on two instances (e2e)', () => {
     });
     expect(revoked.status).toBe(204);
     const at = Date.now();
-    expect((await http(`${a.url}/metrics`, { headers: bearer(token) })).status).toBe(403);
+    expect((await http(`${a.url}/metrics`, { headers: bearer(token) })).status).toBe(401);
     let refusedAfter = Infinity;
     while (Date.now() - at < 3000) {
-      if ((await http(`${b.url}/metrics`, { headers: bearer(token) })).status === 403) {
+      if ((await http(`${b.url}/metrics`, { headers: bearer(token) })).status === 401) {
         refusedAfter = Date.now() - at;
         break;
       }
@@ -96,6 +98,41 @@ describe('operators and the audit trail on two instances (e2e)', () => {
       headers: admin,
     });
     expect(listed.body.page.total).toBe(40);
+    // A head read on one instance is a head of the chain the other verifies.
+    const head = (await http(`${a.url}/admin/audit-events/head`, { headers: admin })).body;
+    const kept = `head=${head.headHash}&events=${head.events}`;
+    const checked = await http(`${b.url}/admin/audit-events/verify?${kept}`, { headers: admin });
+    expect(checked.body).toMatchObject({ valid: true, events: head.events });
+  });
+
+  it('publishes heads of the one chain from both instances; the one with most events is the head', async () => {
+    const head = (await http(`${a.url}/admin/audit-events/head`, { headers: admin })).body;
+    const published = async () => {
+      const heads = [];
+      for (const instance of [a, b]) {
+        const text = (await http(`${instance.url}/metrics`, { headers: admin })).text;
+        const match = /^audit_chain_head\{hash="([0-9a-f]{64})"\} (\d+)$/m.exec(text);
+        if (match) heads.push({ headHash: match[1], events: Number(match[2]) });
+      }
+      return heads;
+    };
+    const deadline = Date.now() + 5000;
+    let heads = await published();
+    while (Math.max(...heads.map((h) => h.events), 0) < head.events && Date.now() < deadline) {
+      await sleep(200);
+      heads = await published();
+    }
+    expect(heads).toHaveLength(2);
+    const newest = heads.reduce((x, y) => (y.events > x.events ? y : x));
+    expect(newest).toEqual({ headHash: head.headHash, events: head.events });
+    // Every head published by either instance is still in the chain.
+    for (const kept of heads) {
+      const r = await http(
+        `${b.url}/admin/audit-events/verify?head=${kept.headHash}&events=${kept.events}`,
+        { headers: admin },
+      );
+      expect(r.body).toMatchObject({ valid: true });
+    }
   });
 
   it('erases personal data past retention once, whichever instance sweeps', async () => {

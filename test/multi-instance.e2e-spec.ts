@@ -9,6 +9,7 @@ import {
   http,
   HttpResult,
   successfulResponse,
+  TEST_AUDIT_KEY,
   TEST_CALLBACK_SECRET_KEY,
   adminHeaders as admin,
   callbacksWhen,
@@ -93,6 +94,7 @@ describe('several instances on one PostgreSQL and one Redis (e2e)', () => {
       REDIS_URL: redis.url,
       ADMIN_TOKEN,
       CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY,
+      AUDIT_KEY: TEST_AUDIT_KEY,
       RATE_LIMIT_PER_MINUTE: String(LIMIT),
       RATE_LIMIT_STATUS_NOT_FOUND_PER_MINUTE: String(MISS_LIMIT),
       // The races below send 16 requests to each instance at once: each gets a connection of its

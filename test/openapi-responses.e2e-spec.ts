@@ -264,6 +264,9 @@ describe('OpenAPI document against real answers (e2e)', () => {
   let c: Contract;
   let limited: TestApp;
   let cl: Contract;
+  /** A deployment without ADMIN_TOKEN: its operator routes are closed to all but operators. */
+  let closed: TestApp;
+  let cc: Contract;
 
   beforeAll(async () => {
     t = await startTestApp({ AUTH_MODE: 'api-key' });
@@ -276,10 +279,14 @@ describe('OpenAPI document against real answers (e2e)', () => {
     });
     await limited.seed(seed);
     cl = await Contract.of(limited);
+    closed = await startTestApp({ AUTH_MODE: 'api-key', ADMIN_TOKEN: '' });
+    await closed.seed(seed);
+    cc = await Contract.of(closed);
   });
   afterAll(async () => {
     await t?.close();
     await limited?.close();
+    await closed?.close();
   });
 
   it('the public catalog and its alias: 200, 304, 400, 401', async () => {
@@ -491,8 +498,13 @@ describe('OpenAPI document against real answers (e2e)', () => {
     await c.call('revokeOperator', 400, { headers: admin, params: { id: 'not-a-uuid' } });
     await c.call('listAuditEvents', 200, { headers: admin, query: 'action=createOperator' });
     await c.call('listAuditEvents', 400, { headers: admin, query: 'from=yesterday' });
+    const head = await c.call('getAuditHead', 200, { headers: admin });
     const verified = await c.call('verifyAuditTrail', 200, { headers: admin });
     expect(verified.body.valid).toBe(true);
+    const kept = `head=${head.body.headHash}&events=${head.body.events}`;
+    const still = await c.call('verifyAuditTrail', 200, { headers: admin, query: kept });
+    expect(still.body.valid).toBe(true);
+    await c.call('verifyAuditTrail', 400, { headers: admin, query: 'events=3' });
     await c.call('erasePaymentSessionPersonalData', 204, {
       headers: admin,
       params: { validationKey: DEMO_SESSION },
@@ -558,14 +570,28 @@ describe('OpenAPI document against real answers (e2e)', () => {
     }
   });
 
-  it('answers 401 without credentials and 403 with a wrong operator token', async () => {
+  it('answers 401 without credentials or with a wrong token, 403 to too small a role', async () => {
+    const viewer = await c.call('createOperator', 201, {
+      headers: admin,
+      body: { name: 'contract-viewer', role: 'viewer' },
+    });
+    const viewerToken = { authorization: `Bearer ${viewer.body.token}` };
     for (const { operationId } of c.documented()) {
       const { op } = c.operation(operationId);
       const credentials = credentialsFor(op);
       if (credentials === open) continue;
-      await c.call(operationId, 401, { params: existing[operationId] });
-      if (credentials === admin) {
-        await c.call(operationId, 403, { headers: wrongToken, params: existing[operationId] });
+      const params = existing[operationId];
+      const missing = await c.call(operationId, 401, { params });
+      if (credentials !== admin) continue;
+      expect(missing.headers.get('www-authenticate')).toBe('Bearer');
+      const wrong = await c.call(operationId, 401, { headers: wrongToken, params });
+      expect(wrong.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+      if (op['x-required-role'] === 'viewer') {
+        // Every operator may: a 403 comes only from a deployment without ADMIN_TOKEN.
+        await cc.call(operationId, 403, { headers: wrongToken, params });
+      } else {
+        const small = await c.call(operationId, 403, { headers: viewerToken, params });
+        expect(small.headers.get('www-authenticate')).toBe('Bearer error="insufficient_scope"');
       }
     }
   });
@@ -675,7 +701,7 @@ describe('OpenAPI document against real answers (e2e)', () => {
     const spare = { key: SPARE_KEY };
     for (let i = 0; i < 3; i++) {
       await cl.call('listCryptoPairs', 200, { headers: spare });
-      await cl.call('listMerchants', 403, { headers: wrongToken });
+      await cl.call('listMerchants', 401, { headers: wrongToken });
     }
     for (const { operationId } of cl.documented()) {
       if (PUBLIC.includes(operationId)) continue;
@@ -696,7 +722,7 @@ describe('OpenAPI document against real answers (e2e)', () => {
   });
 
   it('has answered every status the document declares (500 needs a fault: see above)', () => {
-    const missing = [c, cl].reduce(
+    const missing = [c, cl, cc].reduce(
       (left, contract) => left.filter((key) => !contract.exercised.has(key)),
       c
         .documented()

@@ -168,13 +168,14 @@ describe('operator: merchants and their keys (e2e)', () => {
     });
 
     it.each(['/admin/merchants', '/admin/merchants/acme/api-keys'])(
-      'refuses %s without the operator token (401) and with a wrong one (403)',
+      'refuses %s without the operator token and with a wrong one (401)',
       async (path) => {
         expectEnvelope(await http(t.url + path), 401, 'UNAUTHORIZED');
         const wrong = await http(t.url + path, {
           headers: { authorization: 'Bearer wrong-token-0123456789-0123456789-abc' },
         });
-        expectEnvelope(wrong, 403, 'FORBIDDEN');
+        expectEnvelope(wrong, 401, 'UNAUTHORIZED');
+        expect(wrong.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
       },
     );
   });

@@ -6,7 +6,7 @@ import { seedCommand } from '../src/cli/seed-command.js';
 import { loadConfig } from '../src/config/app-config.js';
 import { dataSourceOptions, MIGRATIONS } from '../src/database/data-source-options.js';
 import { runMigrationsOnce } from '../src/database/dialect.js';
-import { freshDatabase, TEST_CALLBACK_SECRET_KEY } from './support/test-app.js';
+import { freshDatabase, TEST_CALLBACK_SECRET_KEY, TEST_AUDIT_KEY } from './support/test-app.js';
 
 /** One column as both databases can describe it. */
 function columnType(type: string, length: string): string {
@@ -77,7 +77,8 @@ async function indexColumnOrder(dataSource: DataSource): Promise<Record<string, 
     return Object.fromEntries(
       rows.map((r) => [
         r.indexname,
-        /\(([^)]*)\)\s*$/
+        // The columns in parentheses after the method; a partial index's WHERE comes after them.
+        /USING \w+ \(([^)]*)\)/
           .exec(r.indexdef)![1]
           .split(',')
           .map((c) => c.trim().replace(/"/g, '')),
@@ -155,6 +156,7 @@ describe('PostgreSQL beside SQLite (e2e)', () => {
     const config = loadConfig({
       DATABASE_URL: postgres.url,
       CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY,
+      AUDIT_KEY: TEST_AUDIT_KEY,
       LOG_LEVEL: 'silent',
     });
     const run = async (args: string[]) => {

@@ -8,7 +8,12 @@ import { seedCommand, seedContext } from '../src/cli/seed-command.js';
 import { AppConfig, loadConfig } from '../src/config/app-config.js';
 import { progressLines } from '../src/seeding/seed-progress.js';
 import { completePaymentResponse } from './support/payment-response-samples.js';
-import { TEST_CALLBACK_SECRET_KEY, TEST_DIALECT, freshDatabase } from './support/test-app.js';
+import {
+  TEST_AUDIT_KEY,
+  TEST_CALLBACK_SECRET_KEY,
+  TEST_DIALECT,
+  freshDatabase,
+} from './support/test-app.js';
 
 /**
  * Seed files read as a stream, on the database of the project (SQLite, and PostgreSQL in the
@@ -62,7 +67,9 @@ describe('seed files read as a stream (e2e)', () => {
     config = loadConfig({
       DATABASE_URL: database.url,
       LOG_LEVEL: 'silent',
-      ...(TEST_DIALECT === 'postgres' ? { CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY } : {}),
+      ...(TEST_DIALECT === 'postgres'
+        ? { CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY, AUDIT_KEY: TEST_AUDIT_KEY }
+        : {}),
     });
   });
   afterEach(async () => {
@@ -298,7 +305,9 @@ describe('seed files read as a stream (e2e)', () => {
         ...process.env,
         DATABASE_URL: config.databaseUrl,
         LOG_LEVEL: 'silent',
-        ...(TEST_DIALECT === 'postgres' ? { CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY } : {}),
+        ...(TEST_DIALECT === 'postgres'
+          ? { CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY, AUDIT_KEY: TEST_AUDIT_KEY }
+          : {}),
       },
     });
     expect(stdout).toBe(

@@ -373,6 +373,32 @@ describe('seed command (e2e)', () => {
     expect(await counts()).toMatchObject({ pairs: 0 });
   });
 
+  it('refuses a record with a field the format does not know, naming its path', async () => {
+    const bad = file({
+      cryptoPairs: [{ ...pair('SOL', 'SPL', 'IT'), enable: false }],
+      paymentSessions: [
+        {
+          validationKey: 'vk_typo_0001',
+          merchantId: 'demo',
+          status: 'FAILED',
+          errorMessage: 'Declined',
+          finalat: '2025-01-01T00:00:00Z',
+        },
+      ],
+    });
+    const run = await seed([bad]);
+    expect(run).toEqual({
+      code: 1,
+      out: [],
+      err: [
+        `${bad}: cryptoPairs[0].enable: is not a field of this record: check its spelling`,
+        `${bad}: paymentSessions[0].finalat: is not a field of this record: check its spelling`,
+        `${bad}: 2 error(s); nothing was written`,
+      ],
+    });
+    expect(await counts()).toMatchObject({ pairs: 0 });
+  });
+
   it('refuses control characters and amounts a double would round, with each record path', async () => {
     const session = JSON.stringify({
       validationKey: 'vk_money',

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { serve } from '../src/cli/serve.js';
 import { loadConfig } from '../src/config/app-config.js';
 import { startMain } from './support/main-process.js';
-import { http, TEST_CALLBACK_SECRET_KEY } from './support/test-app.js';
+import { http, TEST_CALLBACK_SECRET_KEY, TEST_AUDIT_KEY } from './support/test-app.js';
 
 /**
  * Runs the real entry point (dist/main.js, as `npm run start:prod` does; the test setup builds it)
@@ -67,6 +67,7 @@ describe('start-up (e2e)', () => {
     const config = loadConfig({
       NODE_ENV: 'production',
       CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY,
+      AUDIT_KEY: TEST_AUDIT_KEY,
       AUTH_MODE: 'none',
       DATABASE_URL: `sqlite:${join(dir, 'g.sqlite')}`,
       PORT: '0',
@@ -79,6 +80,7 @@ describe('start-up (e2e)', () => {
     const config = loadConfig({
       NODE_ENV: 'production',
       CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY,
+      AUDIT_KEY: TEST_AUDIT_KEY,
       DATABASE_URL: `sqlite:${join(dir, 'g.sqlite')}`,
       PORT: '0',
       HOST: '127.0.0.1',
@@ -104,6 +106,7 @@ describe('start-up (e2e)', () => {
     const clean = loadConfig({
       NODE_ENV: 'production',
       CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY,
+      AUDIT_KEY: TEST_AUDIT_KEY,
       DATABASE_URL: `sqlite:${join(dir, 'clean.sqlite')}`,
       PORT: '0',
       HOST: '127.0.0.1',

@@ -51,6 +51,7 @@ const ROUTES: [string, string][] = [
   ['delete', '/admin/operators/{id}'],
   ['get', '/admin/audit-events'],
   ['get', '/admin/audit-events/verify'],
+  ['get', '/admin/audit-events/head'],
   ['get', '/metrics'],
 ];
 
@@ -372,6 +373,7 @@ describe('OpenAPI document (e2e)', () => {
         'revokeOperator',
         'listAuditEvents',
         'verifyAuditTrail',
+        'getAuditHead',
         'getMetrics',
       ].sort(),
     );
@@ -465,10 +467,13 @@ describe('OpenAPI document (e2e)', () => {
     }
   });
 
-  it("offers the sandbox's demo sessions and demo key, which exist in seeds/demo.json", () => {
+  it("offers every one of the sandbox's demo sessions and its demo key, as seeds/demo.json and the README have them", () => {
     const sessions = new Map<string, string>(
       DEMO.paymentSessions.map((s: any) => [s.validationKey, s.status]),
     );
+    const readme = readFileSync('README.md', 'utf8');
+    const listedInReadme = [...new Set(readme.match(/vk_demo_\w+/g))].sort();
+    expect(listedInReadme).toEqual([...sessions.keys()].sort());
     for (const path of [
       STATUS_PATH,
       '/admin/payment-sessions/{validationKey}/history',
@@ -477,17 +482,14 @@ describe('OpenAPI document (e2e)', () => {
       const parameter = (operation(doc, 'get', path).parameters ?? []).find(
         (p: any) => p.name === 'validationKey',
       );
-      const offered = Object.entries<any>(parameter.examples).map(([status, e]) => [
-        status,
-        sessions.get(e.value),
-      ]);
-      expect(offered.map(([status]) => status).sort()).toEqual([
-        'FAILED',
-        'NOT_COMPLETED',
-        'PENDING',
-        'SUCCESSFUL',
-      ]);
-      for (const [status, stored] of offered) expect(stored).toBe(status);
+      const offered = Object.values<any>(parameter.examples).map((e) => e.value);
+      expect(offered.sort()).toEqual([...sessions.keys()].sort());
+      for (const [name, e] of Object.entries<any>(parameter.examples)) {
+        expect({ name, status: sessions.get(e.value) }).toEqual({
+          name,
+          status: name.replace(/_PLAIN$/, ''),
+        });
+      }
     }
     // The PUT example creates a session: it must not be one the sandbox already has.
     const put = operation(doc, 'put', '/admin/payment-sessions/{validationKey}');

@@ -1,17 +1,26 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { AuditKeyring } from './audit-keys.js';
 
-/** Where a chain starts: the hash before the first event. */
+/** Where a chain starts: the link before the first event. */
 export const GENESIS_HASH = '0'.repeat(64);
 
-/** What an event says; its hash covers all of it and the hash of the event before. */
+/** Who acted: ADMIN_TOKEN, the service itself, an operator, or a caller not recognised. */
+export const ACTOR_KINDS = ['root', 'system', 'operator', 'unknown'] as const;
+export type ActorKind = (typeof ACTOR_KINDS)[number];
+
+/** The action of the event that carries an unkeyed chain over to keyed links. */
+export const KEY_CHAIN_ACTION = 'keyAuditChain';
+
+/** What an event says; its link covers all of it, the previous event's link included. */
 export interface AuditContent {
   /** Position in the one chain: 1, 2, 3… */
   seq: number;
   /** ISO 8601 time, milliseconds, UTC. */
   at: string;
-  /** The operator's id (`root` for ADMIN_TOKEN); null when the caller was not recognised. */
+  actorKind: ActorKind;
+  /** `root`, `system`, the operator's id; null when the caller was not recognised. */
   operatorId: string | null;
-  /** The operator's name (`root`, or `unknown` when not recognised). */
+  /** `root`, `system`, the operator's name, or `unknown`. */
   operatorName: string;
   /** The operationId of the route, or `unknownRoute` for a path no route serves. */
   action: string;
@@ -22,16 +31,39 @@ export interface AuditContent {
   requestId: string | null;
   /** The fields changed, each with its old and new value; secrets and personal data redacted. */
   changes: Record<string, { old: unknown; new: unknown }>;
+  /** Why a refused request was refused (`revoked`, `unknown_token`…); null for a change. */
+  reason: string | null;
+  /** The id of the audit key that made this link; null for a link made before the chain was keyed. */
+  keyId: string | null;
   prevHash: string;
 }
 
 export interface AuditEvent extends AuditContent {
+  /** The link: HMAC-SHA256 of the content under the key `keyId`, hex. */
   hash: string;
 }
 
-/** The SHA-256 of an event's content (which includes the previous event's hash), hex. */
-export function hashOf(content: AuditContent): string {
-  return createHash('sha256').update(canonicalJson(content)).digest('hex');
+/** The link of an event: HMAC-SHA256 of its canonical content under the audit key, hex. */
+export function linkOf(content: AuditContent, key: Buffer): string {
+  return createHmac('sha256', key).update(canonicalJson(content)).digest('hex');
+}
+
+/**
+ * The link of an event written before the chain was keyed: SHA-256 of the content it had then
+ * (no actor kind, reason or key id), hex. Only ever verified, never made.
+ */
+export function unkeyedLinkOf(content: AuditContent): string {
+  const before: Partial<AuditContent> = { ...content };
+  delete before.actorKind;
+  delete before.reason;
+  delete before.keyId;
+  return createHash('sha256').update(canonicalJson(before)).digest('hex');
+}
+
+/** The actor kind an event written before kinds were recorded stands for. */
+export function kindOfUnkeyed(operatorId: string | null): ActorKind {
+  if (operatorId === null) return 'unknown';
+  return operatorId === 'root' || operatorId === 'system' ? operatorId : 'operator';
 }
 
 /** JSON with object keys in sorted order: the same content always gives the same bytes. */
@@ -50,31 +82,95 @@ export interface BrokenLink {
   reason: string;
 }
 
+const HEX_LINK = /^[0-9a-f]{64}$/;
+
+function sameLink(stored: string, computed: string): boolean {
+  return (
+    HEX_LINK.test(stored) &&
+    timingSafeEqual(Buffer.from(stored, 'hex'), Buffer.from(computed, 'hex'))
+  );
+}
+
 /**
- * Checks a run of events read in chain order, continuing from `previous` (the event before the
- * run; none for the start of the chain). The first link that does not hold: a stored hash that is
- * not its content's, a previous hash that is not the previous event's, a gap or a repeat in the
- * sequence.
+ * Checks the chain event by event, in chain order, from its first event. An event holds when it
+ * follows the one before (next sequence number, its link as previous link) and its own link is
+ * its content's under the key it names. Links made before the chain was keyed (plain SHA-256, no
+ * key id) hold only as the chain's first events, carried over by a keyed `keyAuditChain` event of
+ * `system` right after them: without the key nobody can write that event, so nobody can extend,
+ * shorten or rewrite the unkeyed part, or pass keyed events off as unkeyed ones.
  */
-export function firstBrokenLink(
-  events: readonly AuditEvent[],
-  previous?: Pick<AuditEvent, 'seq' | 'hash'>,
-): BrokenLink | undefined {
-  let expectedSeq = (previous?.seq ?? 0) + 1;
-  let expectedPrev = previous?.hash ?? GENESIS_HASH;
-  for (const event of events) {
-    if (event.seq !== expectedSeq) {
-      return { seq: event.seq, reason: `follows event ${expectedSeq - 1}, whose next is missing` };
+export class ChainCheck {
+  private expectedSeq = 1;
+  private expectedPrev = GENESIS_HASH;
+  /** Unkeyed events seen and not yet carried over by a keyed event. */
+  private unkeyed = 0;
+  private keyed = false;
+
+  constructor(private readonly keys: AuditKeyring) {}
+
+  /** The event's broken link, if it does not hold. */
+  next(event: AuditEvent): BrokenLink | undefined {
+    const broken = (reason: string) => ({ seq: event.seq, reason });
+    if (event.seq !== this.expectedSeq) {
+      return broken(`follows event ${this.expectedSeq - 1}, whose next is missing`);
     }
-    if (event.prevHash !== expectedPrev) {
-      return { seq: event.seq, reason: 'its previous hash is not the hash of the event before' };
+    if (event.prevHash !== this.expectedPrev) {
+      return broken('its previous link is not the link of the event before');
     }
     const { hash, ...content } = event;
-    if (hashOf(content) !== hash) {
-      return { seq: event.seq, reason: 'its content does not match its hash: it was altered' };
+    if (event.keyId === null) {
+      if (this.keyed) return broken('its link is not keyed, but the chain was keyed before it');
+      if (
+        event.reason !== null ||
+        event.actorKind !== kindOfUnkeyed(event.operatorId) ||
+        !sameLink(hash, unkeyedLinkOf(content))
+      ) {
+        return broken('its content does not match its link: it was altered');
+      }
+      this.unkeyed++;
+    } else {
+      const key = this.keys.find(event.keyId);
+      if (!key) {
+        return broken(
+          `its link was made with the audit key ${event.keyId}, which this service does not hold`,
+        );
+      }
+      if (!sameLink(hash, linkOf(content, key))) {
+        return broken('its content does not match its link: it was altered');
+      }
+      if (
+        this.unkeyed > 0 &&
+        !(event.action === KEY_CHAIN_ACTION && event.actorKind === 'system')
+      ) {
+        return broken('it follows unkeyed events that no keyed event carried over');
+      }
+      this.unkeyed = 0;
+      this.keyed = true;
     }
-    expectedSeq = event.seq + 1;
-    expectedPrev = hash;
+    this.expectedSeq = event.seq + 1;
+    this.expectedPrev = hash;
+    return undefined;
   }
-  return undefined;
+
+  /** At the end of the chain: unkeyed events that nothing carried over do not hold. */
+  end(): BrokenLink | undefined {
+    if (this.unkeyed === 0) return undefined;
+    return {
+      seq: this.expectedSeq - this.unkeyed,
+      reason: 'its link is not keyed, and no keyed event carries it over',
+    };
+  }
+}
+
+/** Checks a whole run of events read in chain order (the first link that does not hold). */
+export function firstBrokenLink(
+  events: readonly AuditEvent[],
+  keys: AuditKeyring,
+): BrokenLink | undefined {
+  const check = new ChainCheck(keys);
+  for (const event of events) {
+    const broken = check.next(event);
+    if (broken) return broken;
+  }
+  return check.end();
 }

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { Transactions, type Tx } from '../database/transactions.js';
 import type { OperatorCall } from '../http/caller.js';
 import { RefusalRecorder, type RefusedOperatorRequest } from '../http/ports.js';
@@ -6,18 +6,20 @@ import {
   AuditContent,
   AuditEvent,
   BrokenLink,
+  ChainCheck,
   GENESIS_HASH,
-  firstBrokenLink,
-  hashOf,
+  linkOf,
 } from './audit-chain.js';
+import { AuditHeads } from './audit-heads.js';
+import { AuditKeyring } from './audit-keys.js';
 import { AuditFilter, AuditRepository } from './audit.repository.js';
 import type { Changes } from './changes.js';
 
 /** Events read at a time when the chain is verified. */
 const VERIFY_BATCH = 1000;
 
-/** The operator of an event whose caller was not recognised. */
-const UNKNOWN_OPERATOR = { id: null, name: 'unknown' } as const;
+/** The actor of an event whose caller was not recognised. */
+const UNKNOWN_ACTOR = { kind: 'unknown', id: null, name: 'unknown' } as const;
 
 /** What a change records besides who made it: what it acted on and which fields changed. */
 export interface ChangeRecord {
@@ -26,6 +28,15 @@ export interface ChangeRecord {
   /** The status answered; the route's usual success status when absent. */
   outcome?: number;
 }
+
+/** A head kept outside the database: the chain's number of events then, and the last link. */
+export interface KeptHead {
+  events: number;
+  headHash: string;
+}
+
+const NOT_THE_KEPT_HEAD =
+  'its link is not the kept head: the chain was rewritten at or before this event';
 
 /** The outcome of checking the whole chain. */
 export interface ChainVerification {
@@ -39,15 +50,17 @@ export interface ChainVerification {
 
 /**
  * The audit trail: one event per operator request that changed something, appended in the same
- * transaction as the change, and one per refused operator request. Events form a hash chain
- * (each carries the SHA-256 of its content and of the previous event's hash), one chain across
- * every instance; no route changes or deletes an event.
+ * transaction as the change, and one per refused operator request. Events form a keyed chain
+ * (each link is the HMAC-SHA256, under the audit key, of the event's content and the previous
+ * link), one chain across every instance; no route changes or deletes an event.
  */
 @Injectable()
 export class AuditTrail extends RefusalRecorder {
   constructor(
     private readonly events: AuditRepository,
     private readonly transactions: Transactions,
+    private readonly keys: AuditKeyring,
+    @Optional() private readonly heads?: AuditHeads,
   ) {
     super();
   }
@@ -59,6 +72,7 @@ export class AuditTrail extends RefusalRecorder {
   async record(tx: Tx, call: OperatorCall | undefined, change: ChangeRecord): Promise<void> {
     if (!call) return;
     await this.append(tx, {
+      actorKind: call.operator.kind,
       operatorId: call.operator.id,
       operatorName: call.operator.name,
       action: call.action,
@@ -66,12 +80,14 @@ export class AuditTrail extends RefusalRecorder {
       outcome: change.outcome ?? call.status,
       requestId: call.requestId,
       changes: change.changes,
+      reason: null,
     });
   }
 
   /** Appends the event of a change made by the service itself (the retention job). */
   async recordSystem(tx: Tx, action: string, change: ChangeRecord): Promise<void> {
     await this.append(tx, {
+      actorKind: 'system',
       operatorId: 'system',
       operatorName: 'system',
       action,
@@ -79,21 +95,24 @@ export class AuditTrail extends RefusalRecorder {
       outcome: change.outcome ?? 200,
       requestId: null,
       changes: change.changes,
+      reason: null,
     });
   }
 
   /** Appends the event of a refused operator request, in a transaction of its own. */
   async refused(request: RefusedOperatorRequest): Promise<void> {
-    const operator = request.operator ?? UNKNOWN_OPERATOR;
+    const actor = request.operator ?? UNKNOWN_ACTOR;
     await this.transactions.run((tx) =>
       this.append(tx, {
-        operatorId: operator.id,
-        operatorName: operator.name,
+        actorKind: actor.kind,
+        operatorId: actor.id,
+        operatorName: actor.name,
         action: request.action,
         target: request.target,
         outcome: request.outcome,
         requestId: request.requestId,
         changes: {},
+        reason: request.reason,
       }),
     );
   }
@@ -103,41 +122,66 @@ export class AuditTrail extends RefusalRecorder {
     return this.transactions.run((tx) => this.events.list(tx, filter, page));
   }
 
-  /** Recomputes the chain from its start; names the first link that does not hold. */
-  async verify(): Promise<ChainVerification> {
-    let previous: Pick<AuditEvent, 'seq' | 'hash'> | undefined;
+  /**
+   * Recomputes the chain from its start; names the first link that does not hold. With a head
+   * kept earlier (`kept`), also that the chain still holds it: its event is there, and its link
+   * is the kept one, so no event up to it was removed, altered or rewritten (even with the key).
+   */
+  async verify(kept?: KeptHead): Promise<ChainVerification> {
+    const check = new ChainCheck(this.keys);
+    let last: AuditEvent | undefined;
     let checked = 0;
+    let headHash = GENESIS_HASH;
+    if (kept?.events === 0 && kept.headHash !== GENESIS_HASH) {
+      return { valid: false, events: 0, brokenAt: { seq: 0, reason: NOT_THE_KEPT_HEAD } };
+    }
     for (;;) {
       const batch = await this.transactions.run((tx) =>
-        this.events.after(tx, previous?.seq ?? 0, VERIFY_BATCH),
+        this.events.after(tx, last?.seq ?? 0, VERIFY_BATCH),
       );
-      if (batch.length === 0) break;
-      const broken = firstBrokenLink(batch, previous);
-      if (broken) {
-        return {
-          valid: false,
-          events: checked + batch.findIndex((e) => e.seq === broken.seq),
-          brokenAt: broken,
-        };
+      for (const event of batch) {
+        const broken =
+          check.next(event) ??
+          (event.seq === kept?.events && event.hash !== kept.headHash
+            ? { seq: event.seq, reason: NOT_THE_KEPT_HEAD }
+            : undefined);
+        if (broken) return { valid: false, events: checked, brokenAt: broken };
+        checked++;
+        headHash = event.hash;
       }
-      checked += batch.length;
-      previous = batch[batch.length - 1];
+      if (batch.length < VERIFY_BATCH) break;
+      last = batch[batch.length - 1];
     }
-    return { valid: true, events: checked, headHash: previous?.hash ?? GENESIS_HASH };
+    const broken = check.end();
+    if (broken) return { valid: false, events: broken.seq - 1, brokenAt: broken };
+    if (kept && kept.events > checked) {
+      return {
+        valid: false,
+        events: checked,
+        brokenAt: {
+          seq: kept.events,
+          reason: `it is missing: the chain ends at event ${checked}, before the kept head; events were removed from its end`,
+        },
+      };
+    }
+    return { valid: true, events: checked, headHash };
   }
 
   private async append(
     tx: Tx,
-    event: Omit<AuditContent, 'seq' | 'at' | 'prevHash'>,
+    event: Omit<AuditContent, 'seq' | 'at' | 'prevHash' | 'keyId'>,
   ): Promise<void> {
     await this.events.lockChain(tx);
     const last = await this.events.last(tx);
+    const key = this.keys.current;
     const content: AuditContent = {
       seq: (last?.seq ?? 0) + 1,
       at: new Date().toISOString(),
       ...event,
+      keyId: key.id,
       prevHash: last?.hash ?? GENESIS_HASH,
     };
-    await this.events.insert(tx, { ...content, hash: hashOf(content) });
+    await this.events.insert(tx, { ...content, hash: linkOf(content, key.key) });
+    this.heads?.appended(content.seq);
   }
 }

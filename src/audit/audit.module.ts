@@ -1,8 +1,13 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { databaseFileOf } from '../database/dialect.js';
 import { RefusalRecorder } from '../http/ports.js';
 import { AuditEventRow } from './audit-event.entity.js';
 import { AuditController } from './audit.controller.js';
+import { AuditHeads } from './audit-heads.js';
+import { AuditKeyring, auditKeyring, useAuditKeyring } from './audit-keys.js';
 import { AuditRepository } from './audit.repository.js';
 import { AuditTrail } from './audit-trail.service.js';
 import { TypeOrmAuditRepository } from './typeorm-audit.repository.js';
@@ -14,9 +19,17 @@ import { TypeOrmAuditRepository } from './typeorm-audit.repository.js';
   controllers: [AuditController],
   providers: [
     AuditTrail,
+    AuditHeads,
+    {
+      // Registered for the data source too: a migration that appends to the chain uses it.
+      provide: AuditKeyring,
+      inject: [APP_CONFIG, DataSource],
+      useFactory: (config: AppConfig, dataSource: DataSource) =>
+        useAuditKeyring(dataSource, auditKeyring(config.audit, databaseFileOf(dataSource))),
+    },
     { provide: RefusalRecorder, useExisting: AuditTrail },
     { provide: AuditRepository, useClass: TypeOrmAuditRepository },
   ],
-  exports: [AuditTrail, RefusalRecorder],
+  exports: [AuditTrail, AuditHeads, RefusalRecorder],
 })
 export class AuditModule {}

@@ -19,7 +19,8 @@ export abstract class AuditRepository {
    * shared by every instance; SQLite writes one transaction at a time anyway).
    */
   abstract lockChain(tx: Tx): Promise<void>;
-  abstract last(tx: Tx): Promise<Pick<AuditEvent, 'seq' | 'hash'> | undefined>;
+  /** The last event of the chain (its head). */
+  abstract last(tx: Tx): Promise<Pick<AuditEvent, 'seq' | 'hash' | 'at'> | undefined>;
   abstract insert(tx: Tx, event: AuditEvent): Promise<void>;
   /** Newest first. */
   abstract list(

@@ -15,9 +15,7 @@ import { managerOf } from '../database/typeorm-transactions.js';
 import type { AuditEvent } from './audit-chain.js';
 import { AuditEventRow } from './audit-event.entity.js';
 import { AuditFilter, AuditRepository } from './audit.repository.js';
-
-/** Any number: every instance takes this lock to append to the one chain. */
-const AUDIT_CHAIN_LOCK = 7_340_513_292;
+import { AUDIT_CHAIN_LOCK } from './migration-events.js';
 
 @Injectable()
 export class TypeOrmAuditRepository extends AuditRepository {
@@ -30,13 +28,13 @@ export class TypeOrmAuditRepository extends AuditRepository {
     await managerOf(tx).query('SELECT pg_advisory_xact_lock($1)', [AUDIT_CHAIN_LOCK]);
   }
 
-  async last(tx: Tx): Promise<Pick<AuditEvent, 'seq' | 'hash'> | undefined> {
+  async last(tx: Tx): Promise<Pick<AuditEvent, 'seq' | 'hash' | 'at'> | undefined> {
     const [row] = await managerOf(tx).find(AuditEventRow, {
-      select: { seq: true, hash: true },
+      select: { seq: true, hash: true, at: true },
       order: { seq: 'DESC' },
       take: 1,
     });
-    return row ? { seq: row.seq, hash: row.hash } : undefined;
+    return row ? { seq: row.seq, hash: row.hash, at: row.at } : undefined;
   }
 
   async insert(tx: Tx, event: AuditEvent): Promise<void> {

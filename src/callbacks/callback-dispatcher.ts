@@ -176,8 +176,8 @@ export class CallbackDispatcher implements BeforeApplicationShutdown {
       state: recorded ? next.state : undefined,
     };
     const message = `Callback ${callback.webhookId} ${result.outcome}${recorded ? `, now ${next.state}` : ''}`;
-    if (result.outcome === 'delivered') this.logger.log({ ...line, msg: message });
-    else this.logger.warn({ ...line, msg: message });
+    if (result.outcome === 'delivered') this.logger.log(line, message);
+    else this.logger.warn(line, message);
   }
 
   /**

@@ -104,7 +104,11 @@ export class CallbackSender {
   async close(): Promise<void> {
     if (!this.client) return;
     const { agent } = await this.client;
-    await agent.close().catch((error: unknown) => this.logger.warn(String(error)));
+    await agent
+      .close()
+      .catch((error: unknown) =>
+        this.logger.warn({ err: String(error) }, 'Could not close the callback connections'),
+      );
   }
 
   private refusal(url: string, secrets: string[]): string | undefined {

@@ -1,6 +1,6 @@
 import { createCache } from 'cache-manager';
 import { AuditTrail } from '../audit/audit-trail.service.js';
-import { InMemoryAuditEvents } from '../../test/fakes/in-memory-audit.js';
+import { InMemoryAuditEvents, testAuditKeyring } from '../../test/fakes/in-memory-audit.js';
 import { InMemoryCryptoPairs } from '../../test/fakes/in-memory-crypto-pairs.js';
 import { InMemoryTransactions } from '../../test/fakes/in-memory-transactions.js';
 import { boundedMemoryStore } from '../common/cache/memory-store.js';
@@ -19,7 +19,7 @@ function setup(ttlSeconds = '60') {
   const transactions = new InMemoryTransactions(pairs, events);
   const cache = createCache({ stores: [boundedMemoryStore(1024 * 1024)] });
   const config = loadConfig({ CATALOG_CACHE_TTL_SECONDS: ttlSeconds });
-  const audit = new AuditTrail(events, transactions);
+  const audit = new AuditTrail(events, transactions, testAuditKeyring());
   const service = new CatalogService(pairs, transactions, cache, config, audit);
   return { service, pairs, transactions, events };
 }
@@ -145,7 +145,7 @@ describe('CatalogService', () => {
 
   describe('in the audit trail', () => {
     const alice: OperatorCall = {
-      operator: { id: 'op-1', name: 'alice' },
+      operator: { kind: 'operator', id: 'op-1', name: 'alice' },
       action: 'updateCryptoPair',
       requestId: 'req-1',
       status: 200,

@@ -138,11 +138,24 @@ const SAMPLES: [string, new () => object, Record<string, unknown>[]][] = [
   ],
 ];
 
+/** Each sample with unknown keys dropped (the HTTP pipe's way) and refused (seed files'). */
+const MODES = SAMPLES.flatMap(([what, cls, bases]) =>
+  [false, true].map(
+    (refuseUnknown) =>
+      [
+        `${what}, unknown keys ${refuseUnknown ? 'refused' : 'dropped'}`,
+        cls,
+        bases,
+        refuseUnknown,
+      ] as const,
+  ),
+);
+
 describe('ValidationPlan', () => {
-  it.each(SAMPLES)(
+  it.each(MODES)(
     'accepts only what plainToInstance + validate accept, as the same instance (%s)',
-    async (_what, cls, bases) => {
-      const plan = ValidationPlan.of(cls);
+    async (_what, cls, bases, refuseUnknown) => {
+      const plan = ValidationPlan.of(cls, { refuseUnknown });
       expect(plan.compiled).toBe(true);
       const next = random(20261124);
       let accepted = 0;
@@ -152,7 +165,9 @@ describe('ValidationPlan', () => {
         const base = bases[i % bases.length];
         const plain = i < bases.length ? base : mutate(base, next);
         const quick = plan.accept(viaJson(plain));
-        const slow = await validatePlain(cls, viaJson(plain)).catch((error: Error) => error);
+        const slow = await validatePlain(cls, viaJson(plain), { refuseUnknown }).catch(
+          (error: Error) => error,
+        );
         if (slow instanceof Error) {
           // plainToInstance itself fails on some shapes (a record crashes today's seed too).
           expect({ case: i, quick }).toEqual({ case: i, quick: undefined });
@@ -194,6 +209,13 @@ describe('ValidationPlan', () => {
         enabled: undefined,
       }),
     );
+  });
+
+  it('refuses an unknown key when told to, leaving the words to class-validator', () => {
+    const plan = ValidationPlan.of(CryptoPairInputDto, { refuseUnknown: true });
+    const pair = { currencyCode: 'USDT', currencyName: 'Tether', protocol: 'P', countryCode: 'IE' };
+    expect(plan.accept(pair)).toBeInstanceOf(CryptoPairInputDto);
+    expect(plan.accept({ ...pair, enable: true })).toBeUndefined();
   });
 
   it('leaves a refusal to class-validator', () => {

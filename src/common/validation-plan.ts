@@ -83,7 +83,11 @@ export class ValidationPlan<T extends object> {
   private readonly plans = new Map<unknown, ClassPlan>();
   private readonly root?: ClassPlan;
 
-  private constructor(cls: Constructor<T>) {
+  private constructor(
+    cls: Constructor<T>,
+    /** A key without rules is refused (validatePlain's `refuseUnknown`), not dropped. */
+    private readonly refuseUnknown: boolean,
+  ) {
     try {
       this.root = this.compile(cls);
     } catch (error) {
@@ -91,8 +95,11 @@ export class ValidationPlan<T extends object> {
     }
   }
 
-  static of<T extends object>(cls: Constructor<T>): ValidationPlan<T> {
-    return new ValidationPlan(cls);
+  static of<T extends object>(
+    cls: Constructor<T>,
+    options: { refuseUnknown?: boolean } = {},
+  ): ValidationPlan<T> {
+    return new ValidationPlan(cls, options.refuseUnknown ?? false);
   }
 
   /** True when the class uses only decorators the plan models; otherwise it accepts nothing. */
@@ -182,8 +189,12 @@ export class ValidationPlan<T extends object> {
     for (const key of plan.stripped) delete instance[key];
     for (const key of Object.keys(plain)) {
       const property = plan.properties.get(key);
-      // Keys without rules are dropped by whitelisting; '__proto__' and 'constructor' are skipped.
-      if (!property) continue;
+      // Keys without rules are dropped by whitelisting (or refused, which class-validator words);
+      // '__proto__' and 'constructor' are skipped.
+      if (!property) {
+        if (this.refuseUnknown) return undefined;
+        continue;
+      }
       let value = plain[key];
       if (property.nested && value !== null) {
         value = this.transform(property.nested, value);

@@ -29,7 +29,9 @@ export function flattenValidationErrors(
           ? `${parent}[${error.property}]`
           : `${parent}.${error.property}`;
     const messages = Object.values(error.constraints ?? {});
-    if (messages.length > 0) {
+    if (error.constraints?.whitelistValidation !== undefined) {
+      result.push({ field: path, message: UNKNOWN_FIELD_RULE });
+    } else if (messages.length > 0) {
       result.push({ field: path, message: messages[0] });
     } else if (error.children?.length) {
       result.push(...flattenValidationErrors(error.children, path, indexStyle));
@@ -37,6 +39,9 @@ export function flattenValidationErrors(
   }
   return result;
 }
+
+/** A field that no rule knows, where those are refused (seed files). */
+export const UNKNOWN_FIELD_RULE = 'is not a field of this record: check its spelling';
 
 /** Validator options shared by the HTTP pipe and the seed file validation. */
 export const VALIDATOR_OPTIONS = {
@@ -86,12 +91,19 @@ class RememberingValidationPipe extends ValidationPipe {
   }
 }
 
-/** Validates a plain object against a DTO class outside of HTTP (seed files). */
+/**
+ * Validates a plain object against a DTO class outside of HTTP (seed files); with
+ * `refuseUnknown`, a field no rule knows is an error of its own rather than dropped.
+ */
 export async function validatePlain<T extends object>(
   cls: new () => T,
   plain: unknown,
+  options: { refuseUnknown?: boolean } = {},
 ): Promise<{ value: T; errors: FieldError[] }> {
   const value = plainToInstance(cls, plain ?? {}) as T;
-  const errors = await validate(value, VALIDATOR_OPTIONS);
+  const errors = await validate(value, {
+    ...VALIDATOR_OPTIONS,
+    forbidNonWhitelisted: options.refuseUnknown ?? false,
+  });
   return { value, errors: flattenValidationErrors(errors, '', 'brackets') };
 }

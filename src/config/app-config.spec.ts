@@ -198,7 +198,11 @@ describe('loadConfig', () => {
   it.each(['postgres://user:pw@localhost:5432/db', 'postgresql://localhost/db'])(
     'accepts the PostgreSQL DATABASE_URL %j',
     (url) => {
-      const config = loadConfig({ DATABASE_URL: url, CALLBACK_SECRET_KEY: SECRET_KEY });
+      const config = loadConfig({
+        DATABASE_URL: url,
+        CALLBACK_SECRET_KEY: SECRET_KEY,
+        AUDIT_KEY: SECRET_KEY,
+      });
       expect(config.databaseUrl).toBe(url);
       expect(databaseKindOf(config.databaseUrl)).toBe('postgres');
     },
@@ -237,10 +241,44 @@ describe('loadConfig', () => {
     (env) => {
       expect(configError(env).variable).toBe('CALLBACK_SECRET_KEY');
       expect(
-        loadConfig({ ...env, CALLBACK_SECRET_KEY: SECRET_KEY }).callbacks.secretKey,
+        loadConfig({ ...env, CALLBACK_SECRET_KEY: SECRET_KEY, AUDIT_KEY: SECRET_KEY }).callbacks
+          .secretKey,
       ).toHaveLength(32);
     },
   );
+
+  it.each([[{ NODE_ENV: 'production' }], [{ DATABASE_URL: 'postgres://db.example/gateway' }]])(
+    'requires AUDIT_KEY with %j',
+    (env) => {
+      const error = configError({ ...env, CALLBACK_SECRET_KEY: SECRET_KEY });
+      expect(error.variable).toBe('AUDIT_KEY');
+      expect(error.message).toContain('the base64 of 32 bytes');
+      const config = loadConfig({ ...env, CALLBACK_SECRET_KEY: SECRET_KEY, AUDIT_KEY: SECRET_KEY });
+      expect(config.audit.key).toHaveLength(32);
+    },
+  );
+
+  it('reads AUDIT_KEY and AUDIT_KEYS_PREVIOUS as keys of 32 bytes, never echoing them', () => {
+    expect(loadConfig({}).audit).toEqual({ key: undefined, previousKeys: [] });
+    const [a, b, c] = [1, 2, 3].map((n) => Buffer.alloc(32, n));
+    const config = loadConfig({
+      AUDIT_KEY: a.toString('base64'),
+      AUDIT_KEYS_PREVIOUS: ` ${b.toString('base64')} ,${c.toString('base64')}`,
+    });
+    expect(config.audit).toEqual({ key: a, previousKeys: [b, c] });
+    const short = Buffer.alloc(16, 7).toString('base64');
+    for (const [variable, value] of [
+      ['AUDIT_KEY', short],
+      ['AUDIT_KEYS_PREVIOUS', `${b.toString('base64')},${short}`],
+      ['AUDIT_KEYS_PREVIOUS', `${b.toString('base64')},`],
+      ['AUDIT_KEYS_PREVIOUS', Array(17).fill(b.toString('base64')).join(',')],
+    ]) {
+      const error = configError({ [variable]: value });
+      expect(error.variable).toBe(variable);
+      expect(error.message).not.toContain(short);
+      expect(error.message).not.toContain(b.toString('base64'));
+    }
+  });
 
   it('reads CALLBACK_SECRET_KEY as 32 bytes of base64 and never echoes it', () => {
     const key = Buffer.alloc(32, 7).toString('base64');

@@ -51,7 +51,19 @@ export interface AppConfig {
   redisKeyPrefix: string;
   callbacks: CallbacksConfig;
   personalData: PersonalDataConfig;
+  audit: AuditConfig;
 }
+
+/** The keys of the audit chain (contract section 12). */
+export interface AuditConfig {
+  /** AUDIT_KEY: the key that makes new links (32 bytes); the SQLite sandbox keeps one in a file when unset. */
+  key: Buffer | undefined;
+  /** AUDIT_KEYS_PREVIOUS: keys that made older links, kept to verify them after a rotation. */
+  previousKeys: readonly Buffer[];
+}
+
+/** Previous audit keys kept at most. */
+export const MAX_PREVIOUS_AUDIT_KEYS = 16;
 
 /** How long the personal data of payment sessions is kept (contract section 13). */
 export interface PersonalDataConfig {
@@ -313,15 +325,24 @@ export function loadConfig(env: Env = process.env): AppConfig {
       retentionDays: integer(env, 'PERSONAL_DATA_RETENTION_DAYS'),
       sweepSeconds: integer(env, 'PERSONAL_DATA_SWEEP_SECONDS'),
     },
+    audit: {
+      key: base64Key(env, 'AUDIT_KEY'),
+      previousKeys: previousAuditKeys(env),
+    },
   };
-  if (
-    config.callbacks.secretKey === undefined &&
-    (config.nodeEnv === 'production' || databaseKindOf(config.databaseUrl) === 'postgres')
-  ) {
-    throw new ConfigError(
-      'CALLBACK_SECRET_KEY',
-      'is required with NODE_ENV=production and with PostgreSQL (every instance must read the same callback secrets): the base64 of 32 bytes',
-    );
+  // Keys every instance must share, and production must not make up.
+  if (config.nodeEnv === 'production' || databaseKindOf(config.databaseUrl) === 'postgres') {
+    const required = [
+      [config.callbacks.secretKey, 'CALLBACK_SECRET_KEY', 'read the same callback secrets'],
+      [config.audit.key, 'AUDIT_KEY', 'key the audit chain alike'],
+    ] as const;
+    for (const [key, variable, why] of required) {
+      if (key !== undefined) continue;
+      throw new ConfigError(
+        variable,
+        `is required with NODE_ENV=production and with PostgreSQL (every instance must ${why}): the base64 of 32 bytes`,
+      );
+    }
   }
   return config;
 }
@@ -331,7 +352,7 @@ function callbacks(env: Env): CallbacksConfig {
     enabled: oneOf(env, 'CALLBACKS_ENABLED', ['true', 'false'], 'true') === 'true',
     timeoutMs: integer(env, 'CALLBACK_TIMEOUT_MS'),
     retrySchedule: retrySchedule(env),
-    secretKey: secretKey(env),
+    secretKey: base64Key(env, 'CALLBACK_SECRET_KEY'),
     allowPrivateNetworks:
       oneOf(env, 'CALLBACK_ALLOW_PRIVATE_NETWORKS', ['true', 'false'], 'false') === 'true',
   };
@@ -355,18 +376,34 @@ function retrySchedule(env: Env): readonly number[] {
   return parts.map(Number);
 }
 
-function secretKey(env: Env): Buffer | undefined {
-  const raw = read(env, 'CALLBACK_SECRET_KEY');
+/** A secret of 32 bytes given as base64 (CALLBACK_SECRET_KEY, AUDIT_KEY); never echoed. */
+function base64Key(env: Env, name: string): Buffer | undefined {
+  const raw = read(env, name);
   if (raw === undefined) return undefined;
-  const key = /^[A-Za-z0-9+/]+={0,2}$/.test(raw) ? Buffer.from(raw, 'base64') : Buffer.alloc(0);
-  if (key.length !== 32) {
-    // The value is a secret: never echoed.
-    throw new ConfigError(
-      'CALLBACK_SECRET_KEY',
-      'must be the base64 of 32 bytes (e.g. `openssl rand -base64 32`)',
-    );
+  const key = decodeKey(raw);
+  if (key === undefined) {
+    throw new ConfigError(name, 'must be the base64 of 32 bytes (e.g. `openssl rand -base64 32`)');
   }
   return key;
+}
+
+function decodeKey(raw: string): Buffer | undefined {
+  const key = /^[A-Za-z0-9+/]+={0,2}$/.test(raw) ? Buffer.from(raw, 'base64') : Buffer.alloc(0);
+  return key.length === 32 ? key : undefined;
+}
+
+/** AUDIT_KEYS_PREVIOUS: comma-separated keys, each the base64 of 32 bytes. */
+function previousAuditKeys(env: Env): Buffer[] {
+  const raw = read(env, 'AUDIT_KEYS_PREVIOUS');
+  if (raw === undefined) return [];
+  const keys = raw.split(',').map((part) => decodeKey(part.trim()));
+  if (keys.length > MAX_PREVIOUS_AUDIT_KEYS || keys.some((key) => key === undefined)) {
+    throw new ConfigError(
+      'AUDIT_KEYS_PREVIOUS',
+      `must be 1 to ${MAX_PREVIOUS_AUDIT_KEYS} comma-separated keys, each the base64 of 32 bytes`,
+    );
+  }
+  return keys as Buffer[];
 }
 
 function redisKeyPrefix(env: Env): string {

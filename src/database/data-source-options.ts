@@ -16,6 +16,9 @@ import { ApiKeyLast41763900000000 } from './migrations/1763900000000-api-key-las
 import { Callbacks1764000000000 } from './migrations/1764000000000-callbacks.js';
 import { OperatorsAndAudit1764100000000 } from './migrations/1764100000000-operators-and-audit.js';
 import { WriteProbe1764110000000 } from './migrations/1764110000000-write-probe.js';
+import { KeyedAuditChain1764200000000 } from './migrations/1764200000000-keyed-audit-chain.js';
+import { OperatorNames1764300000000 } from './migrations/1764300000000-operator-names.js';
+import { PersonalDataHeld1764400000000 } from './migrations/1764400000000-personal-data-held.js';
 
 export const ENTITIES = [
   CryptoPair,
@@ -36,6 +39,9 @@ export const MIGRATIONS = [
   Callbacks1764000000000,
   OperatorsAndAudit1764100000000,
   WriteProbe1764110000000,
+  KeyedAuditChain1764200000000,
+  OperatorNames1764300000000,
+  PersonalDataHeld1764400000000,
 ];
 
 /**

@@ -63,6 +63,7 @@ export class AccessPolicy {
     const address = `ip:${request.socket.remoteAddress ?? 'unknown'}`;
 
     if (declared.access === 'operator') {
+      if (authorizationHeaders(request) > 1) throw repeatedAuthorization();
       const authorization = headerValue(request.headers, 'authorization');
       return andThen(this.operators.admit(authorization, declared.role ?? 'viewer'), (result) => {
         if ('error' in result)
@@ -111,6 +112,7 @@ export class AccessPolicy {
     }
     await this.refusals?.refused({
       operator: refusal.operator,
+      reason: refusal.reason,
       action: declared.action,
       target,
       outcome: error.status,
@@ -126,6 +128,27 @@ export class AccessPolicy {
       if (refusal) throw refusal;
     });
   }
+}
+
+/**
+ * How many `Authorization` headers the request carries. Node keeps only the first of repeated
+ * ones in `headers`; `rawHeaders` has them all.
+ */
+function authorizationHeaders(request: IncomingMessage): number {
+  let count = 0;
+  for (let i = 0; i < request.rawHeaders.length; i += 2) {
+    if (request.rawHeaders[i].toLowerCase() === 'authorization') count++;
+  }
+  return count;
+}
+
+/** Two credentials in one request: RFC 6750 section 3.1, `invalid_request`. */
+function repeatedAuthorization(): ApiError {
+  return new ApiError('INVALID_PARAMETER', {
+    message: 'must be given once: the request carries more than one Authorization header.',
+    field: 'authorization',
+    headers: { 'WWW-Authenticate': 'Bearer error="invalid_request"' },
+  });
 }
 
 function databaseLost(): ApiError {

@@ -34,6 +34,8 @@ export const CurrentCaller = createParamDecorator(
 
 /** An operator as the guard identified them: a person's or program's credential, or `root`. */
 export interface OperatorIdentity {
+  /** `root` for ADMIN_TOKEN, `operator` for an operator's own token. */
+  kind: 'root' | 'operator';
   /** The operator's id; `root` for ADMIN_TOKEN. */
   id: string;
   name: string;

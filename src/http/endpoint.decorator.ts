@@ -115,7 +115,14 @@ export interface PathAlias {
 /** Errors that come with the access a route needs, whatever the route does. */
 const ACCESS_ERRORS: Record<Access, ErrorCode[]> = {
   merchant: ['UNAUTHORIZED', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE'],
-  operator: ['UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE'],
+  // INVALID_PARAMETER: a repeated Authorization header, whatever the route reads.
+  operator: [
+    'INVALID_PARAMETER',
+    'UNAUTHORIZED',
+    'FORBIDDEN',
+    'RATE_LIMITED',
+    'SERVICE_UNAVAILABLE',
+  ],
   public: [],
 };
 
@@ -163,9 +170,15 @@ const ERROR_WHEN: Record<ErrorCode, string> = {
 
 /** What differs for the operator: the bearer token, and only callers without it are limited. */
 const OPERATOR_ERROR_WHEN: Partial<Record<ErrorCode, string>> = {
-  UNAUTHORIZED: 'No `Authorization: Bearer` token.',
+  INVALID_PARAMETER:
+    'A query, path or body field breaks its rule: one entry per field, `field` names it (a dotted path in bodies). ' +
+    'Also more than one `Authorization` header (`field` is `authorization`, with `WWW-Authenticate: Bearer error="invalid_request"`).',
+  UNAUTHORIZED:
+    'No `Authorization: Bearer` token (`WWW-Authenticate: Bearer`), or a token that is neither ADMIN_TOKEN nor a working ' +
+    'operator\'s: unknown or revoked (`WWW-Authenticate: Bearer error="invalid_token"`), as RFC 6750 says.',
   FORBIDDEN:
-    "The bearer token is neither ADMIN_TOKEN nor a working operator's token, or the operator's role does not include the one this route needs.",
+    'The operator\'s role does not include the one this route needs (`WWW-Authenticate: Bearer error="insufficient_scope"`). ' +
+    "With no ADMIN_TOKEN configured, also any request without a working operator's token (no challenge).",
   RATE_LIMITED:
     `More than ${setting('generalLimit')} requests in ${setting('generalWindowSeconds')} s without a valid token ` +
     'from this address; retry after `Retry-After` seconds. A caller with the valid token is never limited.',
@@ -177,8 +190,27 @@ const OPERATOR_EXAMPLES: Partial<Record<ErrorCode, { message: string; field?: st
     message: 'The operator API needs "Authorization: Bearer <token>".',
     field: 'authorization',
   },
-  FORBIDDEN: { message: 'This token does not open the operator API.' },
+  FORBIDDEN: { message: "This operator's role (viewer) does not include admin." },
 };
+
+/** The `WWW-Authenticate` challenges of operator answers (RFC 6750, section 3). */
+const OPERATOR_CHALLENGES: Partial<Record<ErrorCode, { description: string; required: boolean }>> =
+  {
+    INVALID_PARAMETER: {
+      description: '`Bearer error="invalid_request"` when the request repeats `Authorization`.',
+      required: false,
+    },
+    UNAUTHORIZED: {
+      description:
+        '`Bearer` without a token; `Bearer error="invalid_token"` with an unknown or revoked one.',
+      required: true,
+    },
+    FORBIDDEN: {
+      description:
+        '`Bearer error="insufficient_scope"` when the role is too small (absent on the 403 of a deployment without ADMIN_TOKEN).',
+      required: false,
+    },
+  };
 
 /** Who may call: anyone or a merchant, or an operator with a role. */
 export type EndpointAccess =
@@ -383,6 +415,17 @@ function errorHeaders(access: Access, codes: ErrorCode[]): HeadersObject {
       type: 'integer',
       minimum: 1,
     });
+  }
+  const challenge =
+    access === 'operator'
+      ? codes.map((code) => OPERATOR_CHALLENGES[code]).find((c) => c !== undefined)
+      : undefined;
+  if (challenge) {
+    headers['WWW-Authenticate'] = header(
+      challenge.description,
+      { type: 'string' },
+      challenge.required,
+    );
   }
   if (codes.includes('TRANSACTION_FAILED')) {
     headers['Cache-Control'] = header('The answer must not be stored.', {

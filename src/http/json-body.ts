@@ -3,6 +3,7 @@ import secureJson from 'secure-json-parse';
 import { ApiError } from '../common/errors/api-error.js';
 import { MAX_BODY_BYTES } from '../common/errors/error-catalog.js';
 import { headerValue } from '../common/http/headers.js';
+import { forbiddenKeyPath } from '../common/http/forbidden-keys.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../common/http/json-depth.js';
 import { decodeUtf8, parseJsonText, textFieldRefusals } from '../common/http/json-text.js';
 
@@ -73,13 +74,21 @@ export async function readJsonBody(request: IncomingMessage): Promise<Record<str
   try {
     secureJson.scan(value, { protoAction: 'error', constructorAction: 'error' });
   } catch {
-    throw new ApiError('MALFORMED_REQUEST', {
-      message: 'The request body holds a __proto__ or constructor.prototype key.',
-    });
+    throw forbiddenKey(value);
   }
   const refusals = textFieldRefusals(value);
   if (refusals.length > 0) throw ApiError.invalidParameters(refusals);
   return value as Record<string, unknown>;
+}
+
+/** Valid JSON holding a key refused for prototype poisoning: the answer names it, and where. */
+function forbiddenKey(value: unknown): ApiError {
+  const path = forbiddenKeyPath(value);
+  const key = path?.endsWith('.prototype') ? 'constructor.prototype' : '__proto__';
+  return new ApiError('MALFORMED_REQUEST', {
+    message: `The request body holds the key ${key}${path === undefined ? '' : ` (at ${path})`}, which is refused: it could alter the objects that read it.`,
+    ...(path === undefined ? {} : { field: path }),
+  });
 }
 
 function notAnObject(): ApiError {

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import pino from 'pino';
-import { logCompletion } from './logging.js';
+import { Logger } from '@nestjs/common';
+import { NestLogger, logCompletion } from './logging.js';
 
 /** A logger like the service's, writing its lines into an array. */
 function capturingLogger(level = 'info') {
@@ -62,5 +63,60 @@ describe('logCompletion', () => {
     expect(lines).toEqual([]);
     logCompletion(logger, request('GET', 'r'), response(429), line('/x', '/x'));
     expect(JSON.parse(lines[0])).toMatchObject({ level: 40, statusCode: 429 });
+  });
+});
+
+describe('NestLogger', () => {
+  /** A Nest Logger of the component `Operators`, writing through the bridge into an array. */
+  function nestLogger() {
+    const { logger, lines } = capturingLogger('trace');
+    const bridge = new NestLogger(logger);
+    const component = new Logger('Operators');
+    // What app.useLogger() does for every Logger of the application.
+    Logger.overrideLogger(bridge);
+    const parsed = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    return { bridge, component, parsed };
+  }
+  afterEach(() => Logger.overrideLogger(false));
+
+  it("writes the service's one call form, (fields, message), with msg and the component", () => {
+    const { component, parsed } = nestLogger();
+    component.warn({ err: 'boom' }, 'Could not record when an operator was last seen');
+    component.log({ sessions: 3 }, 'Erased personal data past retention');
+    component.error({ requestId: 'r1' }, 'Unexpected error');
+    component.warn('Redis unreachable');
+    expect(parsed()).toMatchObject([
+      {
+        level: 40,
+        context: 'Operators',
+        err: 'boom',
+        msg: 'Could not record when an operator was last seen',
+      },
+      { level: 30, context: 'Operators', sessions: 3, msg: 'Erased personal data past retention' },
+      { level: 50, context: 'Operators', requestId: 'r1', msg: 'Unexpected error' },
+      { level: 40, context: 'Operators', msg: 'Redis unreachable' },
+    ]);
+  });
+
+  it("writes Nest's own forms: a message and its context, an error with its stack", () => {
+    const { bridge, parsed } = nestLogger();
+    bridge.log('Mapped {/metrics, GET} route', 'RouterExplorer');
+    bridge.error('Something failed', 'Error: Something failed\n    at x', 'ExceptionHandler');
+    bridge.error(new Error('thrown'), 'ExceptionHandler');
+    expect(parsed()).toMatchObject([
+      { level: 20, context: 'RouterExplorer', msg: 'Mapped {/metrics, GET} route' },
+      {
+        level: 50,
+        context: 'ExceptionHandler',
+        msg: 'Something failed',
+        stack: expect.stringContaining('at x'),
+      },
+      {
+        level: 50,
+        context: 'ExceptionHandler',
+        msg: 'thrown',
+        stack: expect.stringContaining('Error: thrown'),
+      },
+    ]);
   });
 });

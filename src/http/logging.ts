@@ -48,39 +48,58 @@ const FRAMEWORK_CONTEXTS = new Set([
   'NestApplication',
 ]);
 
-/** Nest's own messages (start-up, unexpected errors) through the same pino logger. */
+/**
+ * Nest's `Logger` through the same pino logger: Nest's own messages (start-up, unexpected
+ * errors) and the service's. Every line has its text in `msg`, and `context` names only the
+ * component (the name a `Logger` is created with). The service logs in one form, pino's, on a
+ * `Logger` created with its component's name:
+ *
+ *   logger.warn('Redis unreachable');                      // a message
+ *   logger.warn({ err: String(error) }, 'Could not …');   // fields, then the message
+ *
+ * Nest's Logger hands its context over last; Nest's own errors come as (message, stack).
+ */
 export class NestLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
 
-  log(message: unknown, context?: unknown): void {
+  log(message: unknown, ...params: unknown[]): void {
     // Nest's own start-up story (modules loaded, routes mapped) is detail: debug, not info.
+    const context = params[params.length - 1];
     const level = typeof context === 'string' && FRAMEWORK_CONTEXTS.has(context) ? 'debug' : 'info';
-    this.write(level, message, context);
+    this.write(level, message, params);
   }
-  error(message: unknown, ...rest: unknown[]): void {
-    this.write('error', message, rest[rest.length - 1]);
+  error(message: unknown, ...params: unknown[]): void {
+    this.write('error', message, params);
   }
-  warn(message: unknown, context?: unknown): void {
-    this.write('warn', message, context);
+  warn(message: unknown, ...params: unknown[]): void {
+    this.write('warn', message, params);
   }
-  debug(message: unknown, context?: unknown): void {
-    this.write('debug', message, context);
+  debug(message: unknown, ...params: unknown[]): void {
+    this.write('debug', message, params);
   }
-  verbose(message: unknown, context?: unknown): void {
-    this.write('trace', message, context);
+  verbose(message: unknown, ...params: unknown[]): void {
+    this.write('trace', message, params);
   }
-  fatal(message: unknown, context?: unknown): void {
-    this.write('fatal', message, context);
+  fatal(message: unknown, ...params: unknown[]): void {
+    this.write('fatal', message, params);
   }
 
-  private write(level: pino.Level, message: unknown, context: unknown): void {
+  private write(level: pino.Level, message: unknown, params: unknown[]): void {
     if (!this.logger.isLevelEnabled(level)) return;
-    const fields = typeof context === 'string' ? { context } : {};
-    if (typeof message === 'object' && message !== null) {
-      this.logger[level]({ ...fields, ...(message as object) });
-    } else {
-      this.logger[level](fields, String(message));
+    const rest = params.filter((param) => param !== undefined);
+    const context = rest.length > 0 ? rest.pop() : undefined;
+    const fields: Record<string, unknown> = typeof context === 'string' ? { context } : {};
+    if (typeof message === 'object' && message !== null && !(message instanceof Error)) {
+      // pino's form: the fields, then the message.
+      const text = rest.find((param) => typeof param === 'string');
+      this.logger[level]({ ...fields, ...(message as object) }, text as string);
+      return;
     }
+    // Nest's form: a message, and for an error its stack.
+    const stack =
+      message instanceof Error ? message.stack : rest.find((p) => typeof p === 'string');
+    if (typeof stack === 'string') fields.stack = stack;
+    this.logger[level](fields, message instanceof Error ? message.message : String(message));
   }
 }
 

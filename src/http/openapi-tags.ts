@@ -39,7 +39,7 @@ export const OPENAPI_TAGS: readonly { name: string; description: string }[] = [
   {
     name: 'Operator: audit trail',
     description:
-      'Every change made through the operator API and every refused request, in a hash chain.',
+      'Every change made through the operator API and every refused request, in a chain keyed with the audit key; its head, to keep outside the database.',
   },
   {
     name: 'Operator: metrics',

@@ -23,8 +23,9 @@ export abstract class KeyResolver {
 export abstract class OperatorAuthenticator {
   /**
    * The operator, when the header carries a working token with the role (or a stronger one);
-   * else the refusal (401 without a token, 403 with an unknown or revoked one or too little
-   * power), with the operator when the token was theirs. At once when the token is in memory.
+   * else the refusal (RFC 6750: 401 without a token or with an unknown or revoked one, 403 with
+   * too little power), with the operator when the token was theirs. At once when the token is in
+   * memory.
    */
   abstract admit(
     authorization: string | undefined,
@@ -32,15 +33,30 @@ export abstract class OperatorAuthenticator {
   ): MaybePromise<OperatorIdentity | OperatorRefusal>;
 }
 
-/** An operator request refused, and by whose token when it was a working one. */
+/**
+ * Why an operator request was refused, as the audit trail records it: no bearer token, a token
+ * nobody holds, a revoked operator's token, or a working token whose role is too small.
+ */
+export const REFUSAL_REASONS = [
+  'missing_token',
+  'unknown_token',
+  'revoked',
+  'insufficient_role',
+] as const;
+export type RefusalReason = (typeof REFUSAL_REASONS)[number];
+
+/** An operator request refused, why, and whose token it was when it was an operator's. */
 export interface OperatorRefusal {
   error: ApiError;
+  reason: RefusalReason;
+  /** The operator whose token it was (a working or a revoked one); absent when nobody's. */
   operator?: OperatorIdentity;
 }
 
 /** A refused operator request, as the audit trail records it. */
 export interface RefusedOperatorRequest {
   operator?: OperatorIdentity;
+  reason: RefusalReason;
   /** The route's operationId, or `unknownRoute` when no route serves the path. */
   action: string;
   target: string | null;

@@ -81,7 +81,10 @@ export function setupSwagger(app: INestApplication, config: AppConfig): OpenAPIO
       type: 'http',
       scheme: 'bearer',
       description:
-        'The operator token: the configured ADMIN_TOKEN, an opaque string of at least 32 characters. No ADMIN_TOKEN configured: the operator API answers 403.',
+        "An operator's own token (`op_…`, from `POST /admin/operators` or a seed file; its role decides what it opens), " +
+        'or the configured ADMIN_TOKEN (the break-glass `root`, every role). Missing, unknown or revoked: 401 with ' +
+        '`WWW-Authenticate` (RFC 6750); too small a role: 403 `insufficient_scope`. With no ADMIN_TOKEN configured, ' +
+        "only operators' tokens open the operator API, and any other request is a 403.",
     });
   for (const { name, description } of OPENAPI_TAGS) builder.addTag(name, description);
   // Paths are written without CONTEXT_PATH: the server URL carries it.

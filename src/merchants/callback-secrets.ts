@@ -1,6 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { sandboxKey } from '../common/key-file.js';
 
 /** Standard Webhooks secrets: `whsec_` and the base64 of the key bytes. */
 export const CALLBACK_SECRET_PREFIX = 'whsec_';
@@ -67,19 +66,5 @@ export function callbackSecretKey(
   configured: Buffer | undefined,
   sqliteFile: string | undefined,
 ): Buffer {
-  if (configured) return configured;
-  if (sqliteFile === undefined || sqliteFile === ':memory:') return randomBytes(32);
-  const file = join(dirname(sqliteFile), 'callback-secret.key');
-  if (!existsSync(file)) {
-    mkdirSync(dirname(file), { recursive: true });
-    try {
-      writeFileSync(file, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-    } catch (error) {
-      // Another process (the seed script, say) wrote it first: use theirs.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-  }
-  const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
-  if (key.length !== 32) throw new Error(`${file} does not hold the base64 of 32 bytes`);
-  return key;
+  return configured ?? sandboxKey(sqliteFile, 'callback-secret.key');
 }

@@ -78,6 +78,7 @@ export class MetricsService implements CacheLookups, RequestObserver {
   private readonly callbacks: Gauge<'state'>;
   private readonly callbackAttempts: Histogram<'outcome'>;
   private readonly erasures: Record<ErasureReason, Counter.Internal>;
+  private readonly auditHead: Gauge<'hash'>;
 
   constructor(@InjectDataSource() dataSource: DataSource) {
     const own = new Registry();
@@ -136,6 +137,12 @@ export class MetricsService implements CacheLookups, RequestObserver {
       name: 'personal_data_erased_sessions_total',
       help: 'Payment sessions whose personal data was erased, by reason (retention or request).',
       labelNames: ['reason'],
+      registers,
+    });
+    this.auditHead = new Gauge({
+      name: 'audit_chain_head',
+      help: 'The head of the audit chain as this instance last published it: its number of events, labelled with the link of the last one (hash). One series at a time; keep them to check later that the chain still holds them.',
+      labelNames: ['hash'],
       registers,
     });
     this.registry = Registry.merge([processMetrics(), own]);
@@ -210,6 +217,12 @@ export class MetricsService implements CacheLookups, RequestObserver {
   /** Sessions whose personal data was erased. */
   personalDataErased(sessions: number, reason: ErasureReason): void {
     this.erasures[reason].inc(sessions);
+  }
+
+  /** The head of the audit chain: its events and last link (the previous head's series goes). */
+  setAuditHead(events: number, headHash: string): void {
+    this.auditHead.reset();
+    this.auditHead.set({ hash: headHash }, events);
   }
 
   /** One delivery attempt of a callback, how long it took and how it ended. */

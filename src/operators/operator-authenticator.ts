@@ -16,7 +16,18 @@ import { hashOperatorToken, OPERATOR_TOKEN_PREFIX } from './operator-token.js';
 export const OPERATOR_TOKEN_CHANGED = 'operator-token-changed';
 
 /** The break-glass credential: ADMIN_TOKEN, with every role. */
-export const ROOT: OperatorIdentity = { id: 'root', name: 'root' };
+export const ROOT: OperatorIdentity = { kind: 'root', id: 'root', name: 'root' };
+
+/**
+ * The challenges of RFC 6750 (section 3): a request without a bearer token gets the bare
+ * challenge, one whose token does not work `invalid_token`, one whose role is too small
+ * `insufficient_scope`.
+ */
+export const BEARER_CHALLENGE = {
+  missing: 'Bearer',
+  invalid: 'Bearer error="invalid_token"',
+  insufficientScope: 'Bearer error="insufficient_scope"',
+} as const;
 
 /**
  * How long a resolved token is trusted without asking the database again. Revocations reach
@@ -68,44 +79,33 @@ export class OperatorTokens extends OperatorAuthenticator {
     role: OperatorRole,
   ): MaybePromise<OperatorIdentity | OperatorRefusal> {
     const token = BEARER.exec(authorization ?? '')?.[1];
-    if (token === undefined) {
-      // Without ADMIN_TOKEN the operator API is closed to everyone but operators' own tokens.
-      return {
-        error: this.root
-          ? new ApiError('UNAUTHORIZED', {
-              message: 'The operator API needs "Authorization: Bearer <token>".',
-              field: 'authorization',
-            })
-          : new ApiError('FORBIDDEN', {
-              message:
-                "No ADMIN_TOKEN is configured: the operator API opens to operators' tokens only.",
-            }),
-      };
-    }
+    if (token === undefined) return this.refuse('missing_token');
     if (this.root && timingSafeEqual(digest(token), this.root)) return ROOT;
-    const found = token.startsWith(OPERATOR_TOKEN_PREFIX) ? this.resolve(token) : undefined;
-    return andThen(found, (operator) => {
-      if (!operator) {
-        return {
-          error: new ApiError('FORBIDDEN', {
-            message: this.root
-              ? 'This token does not open the operator API.'
-              : "No ADMIN_TOKEN is configured, and this is no operator's working token.",
-          }),
+    if (!token.startsWith(OPERATOR_TOKEN_PREFIX)) return this.refuse('unknown_token');
+    const hash = hashOperatorToken(token);
+    return andThen(
+      this.known.resolve(hash),
+      (operator): MaybePromise<OperatorIdentity | OperatorRefusal> => {
+        if (!operator) return this.refuseUnknown(hash);
+        const identity: OperatorIdentity = {
+          kind: 'operator',
+          id: operator.id,
+          name: operator.name,
         };
-      }
-      const identity = { id: operator.id, name: operator.name };
-      this.markUsed(operator.id);
-      if (!ROLES_INCLUDING[role].includes(operator.role)) {
-        return {
-          operator: identity,
-          error: new ApiError('FORBIDDEN', {
-            message: `This operator's role (${operator.role}) does not include ${role}.`,
-          }),
-        };
-      }
-      return identity;
-    });
+        this.markUsed(operator.id);
+        if (!ROLES_INCLUDING[role].includes(operator.role)) {
+          return {
+            operator: identity,
+            reason: 'insufficient_role',
+            error: new ApiError('FORBIDDEN', {
+              message: `This operator's role (${operator.role}) does not include ${role}.`,
+              headers: { 'WWW-Authenticate': BEARER_CHALLENGE.insufficientScope },
+            }),
+          };
+        }
+        return identity;
+      },
+    );
   }
 
   /** Forgets a revoked token on this instance at once (the others hear of it on the feed). */
@@ -113,8 +113,51 @@ export class OperatorTokens extends OperatorAuthenticator {
     this.known.forget(tokenHash);
   }
 
-  private resolve(token: string): MaybePromise<ActiveOperator | undefined> {
-    return this.known.resolve(hashOperatorToken(token));
+  /** A token that opens nothing: a revoked operator's (named in the refusal), or nobody's. */
+  private async refuseUnknown(tokenHash: string): Promise<OperatorRefusal> {
+    const revoked = await this.operators.findRevoked(tokenHash);
+    if (!revoked) return this.refuse('unknown_token');
+    return this.refuse('revoked', { kind: 'operator', id: revoked.id, name: revoked.name });
+  }
+
+  /**
+   * A request without a working token: 401 with the challenge of RFC 6750 (section 5 of the
+   * product contract: with no ADMIN_TOKEN configured, 403 instead; the API is then closed to
+   * everyone but operators with their own working tokens).
+   */
+  private refuse(
+    reason: 'missing_token' | 'unknown_token' | 'revoked',
+    operator?: OperatorIdentity,
+  ): OperatorRefusal {
+    if (!this.root) {
+      return {
+        reason,
+        operator,
+        error: new ApiError('FORBIDDEN', {
+          message:
+            reason === 'missing_token'
+              ? "No ADMIN_TOKEN is configured: the operator API opens to operators' tokens only."
+              : "No ADMIN_TOKEN is configured, and this is no operator's working token.",
+        }),
+      };
+    }
+    return {
+      reason,
+      operator,
+      error:
+        reason === 'missing_token'
+          ? new ApiError('UNAUTHORIZED', {
+              message: 'The operator API needs "Authorization: Bearer <token>".',
+              field: 'authorization',
+              headers: { 'WWW-Authenticate': BEARER_CHALLENGE.missing },
+            })
+          : new ApiError('UNAUTHORIZED', {
+              message:
+                'This bearer token is unknown or revoked: it does not open the operator API.',
+              field: 'authorization',
+              headers: { 'WWW-Authenticate': BEARER_CHALLENGE.invalid },
+            }),
+    };
   }
 
   /** Records when an operator last used their token, to the minute, never failing the request. */

@@ -3,6 +3,7 @@ import type { OperatorRole } from '../http/endpoint.decorator.js';
 
 /** A person or program with a credential of its own for the operator API, and a role. */
 @Entity('operator')
+@Index('ux_operator_working_name', ['nameKey'], { unique: true, where: 'revoked_at IS NULL' })
 export class Operator {
   @PrimaryColumn({ type: 'varchar', length: 36 })
   id: string;
@@ -10,6 +11,10 @@ export class Operator {
   @Index('ix_operator_name')
   @Column({ type: 'varchar', length: 64 })
   name: string;
+
+  /** The name in lower case: unique among working operators, so no two differ only by case. */
+  @Column({ name: 'name_key', type: 'varchar', length: 64 })
+  nameKey: string;
 
   @Column({ type: 'varchar', length: 16 })
   role: OperatorRole;

@@ -23,14 +23,19 @@ export interface ActiveOperator {
 export abstract class OperatorRepository {
   /** The operator of a token that works (by the token's hash); outside any transaction. */
   abstract findActive(tokenHash: string): Promise<ActiveOperator | undefined>;
+  /**
+   * The revoked operator whose token this was (by its hash), to name them when it is tried again;
+   * outside any transaction.
+   */
+  abstract findRevoked(tokenHash: string): Promise<{ id: string; name: string } | undefined>;
   abstract find(tx: Tx, id: string): Promise<OperatorRecord | undefined>;
-  /** The operator of this name that has not been revoked, if any. */
+  /** The operator of this name, whatever its case, that has not been revoked, if any. */
   abstract findActiveByName(tx: Tx, name: string): Promise<OperatorRecord | undefined>;
-  abstract insert(tx: Tx, operator: Omit<OperatorRecord, 'createdAt'>): Promise<void>;
+  abstract insert(tx: Tx, operator: OperatorRecord): Promise<void>;
   abstract setRole(tx: Tx, id: string, role: OperatorRole): Promise<void>;
   abstract revoke(tx: Tx, id: string, at: string): Promise<void>;
   abstract touch(tx: Tx, id: string, at: number): Promise<void>;
-  /** Oldest first. */
+  /** Oldest first (by createdAt, then id). */
   abstract list(
     tx: Tx,
     page: { page: number; size: number },

@@ -5,6 +5,7 @@ import { REDACTED } from '../audit/changes.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { listingPage, type Listing } from '../common/http/envelope.js';
 import { ChangeFeed, SINGLE_PROCESS_FEED } from '../database/change-feed.js';
+import { isUniqueViolation } from '../database/dialect.js';
 import { Transactions, type Tx } from '../database/transactions.js';
 import type { OperatorCall } from '../http/caller.js';
 import type { OperatorRole } from '../http/endpoint.decorator.js';
@@ -20,6 +21,9 @@ export type SeededOperator =
 /** Operators: created with a token shown once, listed, revoked at once on every instance. */
 @Injectable()
 export class OperatorService {
+  /** The creation time given last: each operator is created at least 1 ms after the one before. */
+  private lastCreatedAt = 0;
+
   constructor(
     private readonly operators: OperatorRepository,
     private readonly transactions: Transactions,
@@ -104,20 +108,43 @@ export class OperatorService {
   }
 
   private async insert(tx: Tx, id: string, name: string, role: OperatorRole, token: string) {
-    if (await this.operators.findActiveByName(tx, name)) {
+    const existing = await this.operators.findActiveByName(tx, name);
+    if (existing) {
       throw new ApiError('CONFLICT', {
-        message: `An operator named ${name} exists; revoke it first to reuse the name.`,
+        message:
+          existing.name === name
+            ? `An operator named ${name} exists; revoke it first to reuse the name.`
+            : `An operator named ${existing.name} exists, and names are compared regardless of case; revoke it first to reuse the name.`,
         field: 'name',
       });
     }
-    await this.operators.insert(tx, {
-      id,
-      name,
-      role,
-      tokenHash: hashOperatorToken(token),
-      revokedAt: null,
-      lastUsedAt: null,
-    });
+    try {
+      await this.operators.insert(tx, {
+        id,
+        name,
+        role,
+        tokenHash: hashOperatorToken(token),
+        createdAt: this.creationTime(),
+        revokedAt: null,
+        lastUsedAt: null,
+      });
+    } catch (error) {
+      // Another instance created the name (in any case) at the same moment.
+      if (!isUniqueViolation(error)) throw error;
+      throw new ApiError('CONFLICT', {
+        message: `An operator named ${name} (in some case) was just created; revoke it first to reuse the name.`,
+        field: 'name',
+      });
+    }
+  }
+
+  /**
+   * Now, to the millisecond, and after the last creation time this instance gave: operators
+   * listed oldest first come in the order they were created, even within one second.
+   */
+  private creationTime(): Date {
+    this.lastCreatedAt = Math.max(Date.now(), this.lastCreatedAt + 1);
+    return new Date(this.lastCreatedAt);
   }
 }
 

@@ -9,6 +9,8 @@ import { ActiveOperator, OperatorRecord, OperatorRepository } from './operator.r
 
 const ACTIVE_OPERATOR_SQL =
   'SELECT id, name, role FROM operator WHERE token_hash = ? AND revoked_at IS NULL';
+const REVOKED_OPERATOR_SQL =
+  'SELECT id, name FROM operator WHERE token_hash = ? AND revoked_at IS NOT NULL';
 
 @Injectable()
 export class TypeOrmOperatorRepository extends OperatorRepository {
@@ -20,16 +22,24 @@ export class TypeOrmOperatorRepository extends OperatorRepository {
     return this.reads.first<ActiveOperator>(ACTIVE_OPERATOR_SQL, [tokenHash]);
   }
 
+  findRevoked(tokenHash: string): Promise<{ id: string; name: string } | undefined> {
+    return this.reads.first<{ id: string; name: string }>(REVOKED_OPERATOR_SQL, [tokenHash]);
+  }
+
   async find(tx: Tx, id: string): Promise<OperatorRecord | undefined> {
     return toRecord(await managerOf(tx).findOneBy(Operator, { id }));
   }
 
   async findActiveByName(tx: Tx, name: string): Promise<OperatorRecord | undefined> {
-    return toRecord(await managerOf(tx).findOneBy(Operator, { name, revokedAt: IsNull() }));
+    const row = await managerOf(tx).findOneBy(Operator, {
+      nameKey: nameKeyOf(name),
+      revokedAt: IsNull(),
+    });
+    return toRecord(row);
   }
 
-  async insert(tx: Tx, operator: Omit<OperatorRecord, 'createdAt'>): Promise<void> {
-    await managerOf(tx).insert(Operator, operator);
+  async insert(tx: Tx, operator: OperatorRecord): Promise<void> {
+    await managerOf(tx).insert(Operator, { ...operator, nameKey: nameKeyOf(operator.name) });
   }
 
   async setRole(tx: Tx, id: string, role: OperatorRole): Promise<void> {
@@ -57,10 +67,20 @@ export class TypeOrmOperatorRepository extends OperatorRepository {
   }
 }
 
+/** Names are ASCII (OPERATOR_NAME_PATTERN): lower-casing folds every case alike. */
+function nameKeyOf(name: string): string {
+  return name.toLowerCase();
+}
+
 function toRecord(row: Operator | null): OperatorRecord | undefined {
   if (!row) return undefined;
   return {
-    ...row,
+    id: row.id,
+    name: row.name,
+    role: row.role,
+    tokenHash: row.tokenHash,
+    createdAt: row.createdAt,
+    revokedAt: row.revokedAt,
     // PostgreSQL hands bigint columns over as text.
     lastUsedAt: row.lastUsedAt === null ? null : Number(row.lastUsedAt),
   };

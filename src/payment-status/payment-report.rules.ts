@@ -5,6 +5,7 @@ import type { CallbackUrls, SessionRecord } from './payment-session.repository.j
 import { SUCCESSFUL_REQUIRED_FIELDS } from './payment-response.fields.js';
 import { StoredReport, toStoredPaymentResponse } from './payment-status.shapes.js';
 import { isFinal } from './payment-status.types.js';
+import { withoutPersonalFields } from './personal-data.js';
 
 /**
  * The rules that tie fields to the status, checked after the per-field rules.
@@ -53,6 +54,43 @@ export function statusFieldErrors(validationKey: string, report: PaymentReportDt
   return errors;
 }
 
+/** The times a seed file may give a session moved from another system (ISO date-times). */
+export interface SessionTimes {
+  createdAt?: string;
+  finalAt?: string;
+}
+
+/**
+ * The rules of a seeded session's times: `finalAt` only for a final status, neither in the
+ * future, and not final before it was created.
+ */
+export function seededTimeErrors(
+  status: string,
+  times: SessionTimes,
+  now = Date.now(),
+): FieldError[] {
+  const errors: FieldError[] = [];
+  const created = times.createdAt === undefined ? undefined : Date.parse(times.createdAt);
+  const final = times.finalAt === undefined ? undefined : Date.parse(times.finalAt);
+  if (final !== undefined && status !== 'SUCCESSFUL' && status !== 'FAILED') {
+    errors.push({
+      field: 'finalAt',
+      message: 'is only allowed when status is SUCCESSFUL or FAILED',
+    });
+  }
+  for (const [field, time] of [
+    ['createdAt', created],
+    ['finalAt', final],
+  ] as const) {
+    if (time !== undefined && time > now)
+      errors.push({ field, message: 'must not be in the future' });
+  }
+  if (created !== undefined && final !== undefined && final < created) {
+    errors.push({ field: 'finalAt', message: 'must not be before createdAt' });
+  }
+  return errors;
+}
+
 /** The stored form of a valid report; two reports are the same when their stored forms are. */
 export function toStoredReport(report: PaymentReportDto): StoredReport {
   return {
@@ -90,7 +128,8 @@ export type SessionChange =
 
 /**
  * The state machine: NOT_COMPLETED and PENDING may move to any status; SUCCESSFUL and FAILED are
- * final, where the identical report again changes nothing and anything else is a CONFLICT. URLs
+ * final, where the identical report again changes nothing (also after an erasure: compared
+ * without the erased fields) and anything else is a CONFLICT. URLs
  * are kept once given: a report without them leaves the stored ones as they are. `next` is
  * toStoredReport(report); the merchant of a new session is checked by the caller.
  */
@@ -121,13 +160,16 @@ export function sessionChange(
     });
   }
   const sameUrls = urls.returnUrl === current.returnUrl && urls.errorUrl === current.errorUrl;
-  if (sameReport(current, next) && sameUrls) {
+  // Once its personal data is erased, the session holds what was reported without it: a report
+  // is the same when it is the same but for those fields (they are gone, and stay gone).
+  const reported = current.personalDataErasedAt == null ? next : withoutPersonalFields(next);
+  if (sameReport(current, reported) && sameUrls) {
     return { outcome: 'unchanged', session: current, previous: current, transitioned: false };
   }
   if (isFinal(current.status)) {
     throw new ApiError('CONFLICT', {
       message: `The payment session is ${current.status}, a final state; it cannot change.`,
-      field: sameReport(current, next)
+      field: sameReport(current, reported)
         ? urls.returnUrl !== current.returnUrl
           ? 'returnUrl'
           : 'errorUrl'

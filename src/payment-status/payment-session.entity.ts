@@ -6,6 +6,9 @@ import type { PaymentStatus } from './payment-status.types.js';
  * JSON text with money in integer minor units and the account number already masked.
  */
 @Entity('payment_session')
+@Index('ix_payment_session_personal_final', ['finalAt'], {
+  where: 'holds_personal_data = TRUE',
+})
 export class PaymentSession {
   @PrimaryColumn({ name: 'validation_key', type: 'varchar', length: 255 })
   validationKey: string;
@@ -42,7 +45,14 @@ export class PaymentSession {
   @Column({ name: 'final_at', type: 'bigint', nullable: true })
   finalAt: number | null;
 
-  /** When its personal data was erased (epoch ms); null while it is kept. */
+  /**
+   * Whether its payment response holds personal data now: the sessions the retention erases
+   * (found through the partial index ix_payment_session_personal_final).
+   */
+  @Column({ name: 'holds_personal_data', type: 'boolean', default: false })
+  holdsPersonalData: boolean;
+
+  /** When its personal data was erased (epoch ms); null while it is kept, or if it held none. */
   @Column({ name: 'personal_data_erased_at', type: 'bigint', nullable: true })
   personalDataErasedAt: number | null;
 

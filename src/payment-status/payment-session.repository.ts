@@ -14,6 +14,17 @@ export interface SessionRecord extends StoredReport, CallbackUrls {
   merchantId: string;
   /** Grows by one on every transition; conditional updates on it make concurrent reports safe. */
   version: number;
+  /** When its personal data was erased (epoch ms); null or absent while it is kept. */
+  personalDataErasedAt?: number | null;
+}
+
+/** Times a seed file gives a session moved from another system. */
+export interface SeededTimes {
+  validationKey: string;
+  /** When the session was created (ISO); null: as stored. */
+  createdAt: string | null;
+  /** When it became final (epoch ms); null: as stored. */
+  finalAt: number | null;
 }
 
 /** One transition of a session: which version it produced, from which status to which. */
@@ -80,10 +91,13 @@ export abstract class PaymentSessionRepository {
   /** Every transition of the session, oldest first; empty for an unknown key. */
   abstract history(validationKey: string): Promise<TransitionRecord[]>;
 
+  /** Gives sessions the times a seed file carries (created, became final). */
+  abstract setSeededTimes(tx: Tx, times: SeededTimes[]): Promise<void>;
+
   /**
-   * Sessions final since `finalBefore` (epoch ms) or earlier whose personal data has not been
-   * erased, oldest first, at most `limit`; locked for this transaction where several instances
-   * could claim the same ones (PostgreSQL skips those another holds).
+   * Sessions final since `finalBefore` (epoch ms) or earlier that hold personal data, oldest
+   * first, at most `limit`; locked for this transaction where several instances could claim the
+   * same ones (PostgreSQL skips those another holds).
    */
   abstract dueForErasure(
     tx: Tx,
@@ -91,11 +105,14 @@ export abstract class PaymentSessionRepository {
     limit: number,
   ): Promise<Pick<SessionRecord, 'validationKey' | 'paymentResponse'>[]>;
 
-  /** Stores the payment response without its personal data, and when it was erased. */
+  /**
+   * Stores the payment response without its personal data, and when it was erased (null when it
+   * held none: the time of an earlier erasure, if any, stays).
+   */
   abstract storeErasure(
     tx: Tx,
     validationKey: string,
     paymentResponse: string | null,
-    erasedAt: number,
+    erasedAt: number | null,
   ): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { AuditTrail } from '../audit/audit-trail.service.js';
-import { InMemoryAuditEvents } from '../../test/fakes/in-memory-audit.js';
+import { InMemoryAuditEvents, testAuditKeyring } from '../../test/fakes/in-memory-audit.js';
 import { successfulResponse } from '../../test/support/fixtures.js';
 import { InMemoryMerchants } from '../../test/fakes/in-memory-merchants.js';
 import { InMemoryPaymentSessions } from '../../test/fakes/in-memory-payment-sessions.js';
@@ -35,7 +35,7 @@ async function setup() {
   const { merchants } = merchantServices(merchantStore, transactions);
   await merchants.createMerchant({ id: MERCHANT, name: 'Acme' });
   await merchants.createMerchant({ id: OTHER, name: 'Globex' });
-  const audit = new AuditTrail(events, transactions);
+  const audit = new AuditTrail(events, transactions, testAuditKeyring());
   const service = new PaymentSessionService(sessions, merchants, transactions, outbox, audit);
   return { service, sessions, transactions, outbox, events };
 }
@@ -498,5 +498,70 @@ describe('PaymentSessionService: the callbacks transitions cause', () => {
       ),
     );
     expect(error.items.map((i) => i.field)).toEqual(['returnUrl']);
+  });
+});
+
+describe('PaymentSessionService: personal data', () => {
+  const PERSONAL = { customerFirstName: 'Maeve', senderEmailAddress: 'maeve@example.ie' };
+  const withPersonal = reportOf('SUCCESSFUL', {
+    paymentResponse: successfulResponse(PERSONAL),
+  });
+
+  it('takes the identical final report after an erasure as the same no-op as before it', async () => {
+    const { service, sessions } = await setup();
+    await service.report('vk_1', withPersonal);
+    expect((await service.report('vk_1', withPersonal)).outcome).toBe('unchanged');
+    await service.erasePersonalData('vk_1');
+    const stored = sessions.stored('vk_1')!;
+    expect((await service.report('vk_1', withPersonal)).outcome).toBe('unchanged');
+    // The repeat brings nothing back: the erased fields stay erased.
+    expect(sessions.stored('vk_1')).toEqual(stored);
+    expect(stored.paymentResponse).not.toContain('Maeve');
+  });
+
+  it('still refuses any other report of an erased final session with 409', async () => {
+    const { service, sessions } = await setup();
+    await service.report('vk_1', withPersonal);
+    await service.erasePersonalData('vk_1');
+    const other = reportOf('SUCCESSFUL', {
+      paymentResponse: successfulResponse({ ...PERSONAL, traceId: 'TRC-OTHER' }),
+    });
+    expect(await apiErrorOf(service.report('vk_1', other))).toMatchObject({ status: 409 });
+    expect(sessions.stored('vk_1')?.paymentResponse).not.toContain('TRC-OTHER');
+  });
+
+  it('refuses personal fields added to a final session that never had them (no erasure)', async () => {
+    const { service } = await setup();
+    await service.report('vk_1', reportOf('SUCCESSFUL'));
+    expect(await apiErrorOf(service.report('vk_1', withPersonal))).toMatchObject({ status: 409 });
+  });
+
+  it('erases, counts and marks on retention only the sessions that held personal data', async () => {
+    const { service, sessions, events } = await setup();
+    await service.report('vk_personal', withPersonal);
+    await service.report('vk_plain', reportOf('SUCCESSFUL'));
+    await service.report('vk_failed', reportOf('FAILED'));
+    await service.report('vk_pending', reportOf('PENDING'));
+    const later = Date.now() + 1000;
+    expect(await service.eraseExpired(later, 500)).toEqual({ examined: 1, erased: 1 });
+    expect(sessions.stored('vk_personal')?.personalDataErasedAt).toEqual(expect.any(Number));
+    for (const key of ['vk_plain', 'vk_failed', 'vk_pending']) {
+      expect(sessions.stored(key)?.personalDataErasedAt ?? null).toBeNull();
+    }
+    expect(events.all().at(-1)).toMatchObject({
+      action: 'erasePersonalDataOnRetention',
+      changes: { sessions: { old: null, new: 1 } },
+    });
+    // Nothing is left to look at, however often the retention comes back.
+    expect(await service.eraseExpired(later, 500)).toEqual({ examined: 0, erased: 0 });
+  });
+
+  it('does not mark a session erased on request when it held no personal data', async () => {
+    const { service, sessions, events } = await setup();
+    await service.report('vk_plain', reportOf('SUCCESSFUL'));
+    const before = events.all().length;
+    await service.erasePersonalData('vk_plain');
+    expect(sessions.stored('vk_plain')?.personalDataErasedAt ?? null).toBeNull();
+    expect(events.all()).toHaveLength(before);
   });
 });

@@ -13,17 +13,23 @@ import { Transactions, type Tx } from '../database/transactions.js';
 import { MerchantService } from '../merchants/merchant.service.js';
 import { CacheLookups, UNCOUNTED_CACHE_LOOKUPS } from '../metrics/cache-lookups.js';
 import { PaymentReportDto } from './dto/payment-report.dto.js';
-import { sessionChange, statusFieldErrors, toStoredReport } from './payment-report.rules.js';
+import {
+  SessionTimes,
+  sessionChange,
+  statusFieldErrors,
+  toStoredReport,
+} from './payment-report.rules.js';
 import {
   NewTransition,
   PaymentSessionRepository,
+  SeededTimes,
   SessionRecord,
   SessionUpdate,
   TransitionRecord,
 } from './payment-session.repository.js';
 import type { PaymentStatusElement } from './dto/payment-status-view.dto.js';
 import { PERSONAL_FIELDS } from './payment-response.fields.js';
-import { buildStatusElement, callbackBody } from './payment-status.shapes.js';
+import { buildStatusElement, callbackBody, shownPaymentResponse } from './payment-status.shapes.js';
 import { callbackBodyWithoutPersonalData, withoutPersonalData } from './personal-data.js';
 import {
   PaymentStatus,
@@ -261,38 +267,46 @@ export class PaymentSessionService {
   }
 
   /**
-   * Erases the personal data of up to `limit` sessions final since `finalBefore` or earlier, in
-   * one transaction (a batch of the retention job); returns how many sessions it erased.
+   * Erases the personal data of up to `limit` sessions final since `finalBefore` or earlier that
+   * hold some, in one transaction (a batch of the retention job); how many sessions it looked at,
+   * and how many it erased.
    */
-  async eraseExpired(finalBefore: number, limit: number): Promise<number> {
-    const erased = await this.transactions.run(async (tx) => {
+  async eraseExpired(
+    finalBefore: number,
+    limit: number,
+  ): Promise<{ examined: number; erased: number }> {
+    const result = await this.transactions.run(async (tx) => {
       const due = await this.sessions.dueForErasure(tx, finalBefore, limit);
-      for (const session of due) await this.erase(tx, session, false);
-      if (due.length > 0) {
+      let erased = 0;
+      for (const session of due) if ((await this.erase(tx, session, false)).length > 0) erased++;
+      if (erased > 0) {
         await this.audit.recordSystem(tx, 'erasePersonalDataOnRetention', {
           target: null,
-          changes: { sessions: { old: null, new: due.length } },
+          changes: { sessions: { old: null, new: erased } },
         });
         await this.changes.announce(tx, PERSONAL_DATA_ERASED, '*');
       }
-      return due.length;
+      return { examined: due.length, erased };
     });
-    if (erased > 0) this.forgetAnswer('*');
-    return erased;
+    if (result.erased > 0) this.forgetAnswer('*');
+    return result;
   }
 
-  /** Erases one session's personal fields and its callbacks', inside the caller's transaction. */
+  /**
+   * Erases one session's personal fields and its callbacks', inside the caller's transaction;
+   * which fields it erased. A session that held none is not marked as erased.
+   */
   private async erase(
     tx: Tx,
     session: Pick<SessionRecord, 'validationKey' | 'paymentResponse'>,
     announce = true,
   ): Promise<string[]> {
     const { stored, erased } = withoutPersonalData(session.paymentResponse);
-    await this.sessions.storeErasure(tx, session.validationKey, stored, Date.now());
+    const now = erased.length > 0 ? Date.now() : null;
+    await this.sessions.storeErasure(tx, session.validationKey, stored, now);
+    if (erased.length === 0) return erased;
     await this.outbox.rewriteBodies(tx, session.validationKey, callbackBodyWithoutPersonalData);
-    if (erased.length > 0 && announce) {
-      await this.changes.announce(tx, PERSONAL_DATA_ERASED, session.validationKey);
-    }
+    if (announce) await this.changes.announce(tx, PERSONAL_DATA_ERASED, session.validationKey);
     return erased;
   }
 
@@ -303,7 +317,7 @@ export class PaymentSessionService {
    */
   async applyBatch(
     tx: Tx,
-    reports: { validationKey: string; report: PaymentReportDto }[],
+    reports: { validationKey: string; report: PaymentReportDto; times?: SessionTimes }[],
     options: ApplyOptions,
   ): Promise<(ReportOutcome | ApiError)[]> {
     const results: (ReportOutcome | ApiError)[] = [];
@@ -334,8 +348,9 @@ export class PaymentSessionService {
     const updates: SessionUpdate[] = [];
     const transitions: NewTransition[] = [];
     const callbacks: NewCallback[] = [];
+    const seededTimes: SeededTimes[] = [];
     for (const index of judged) {
-      const { validationKey, report } = reports[index];
+      const { validationKey, report, times } = reports[index];
       const current = stored.get(validationKey);
       try {
         if (!current && !merchants.get(report.merchantId)) throw unknownMerchant();
@@ -349,6 +364,8 @@ export class PaymentSessionService {
           transitions.push(transitionOf(change.session, change.previous));
           const callback = options.callbacks ? callbackOf(change.session) : undefined;
           if (callback) callbacks.push(callback);
+          const seeded = times && seededTimesOf(change.session, change.outcome, times);
+          if (seeded) seededTimes.push(seeded);
         }
         results[index] = change.outcome;
       } catch (error) {
@@ -360,6 +377,7 @@ export class PaymentSessionService {
       throw new StaleVersion('A payment session changed while the batch was applied.');
     }
     await this.sessions.addTransitions(tx, transitions);
+    if (seededTimes.length > 0) await this.sessions.setSeededTimes(tx, seededTimes);
     for (const callback of callbacks) await this.outbox.enqueue(tx, callback);
     return results;
   }
@@ -411,6 +429,22 @@ export class PaymentSessionService {
   }
 }
 
+/**
+ * The times a seed record gives the session it wrote: its creation time when it created it, the
+ * time it became final when it made it final; undefined when there are none to give.
+ */
+function seededTimesOf(
+  session: SessionRecord,
+  outcome: ReportOutcome,
+  times: SessionTimes,
+): SeededTimes | undefined {
+  const createdAt = outcome === 'created' ? (times.createdAt ?? null) : null;
+  const finalAt =
+    isFinal(session.status) && times.finalAt !== undefined ? Date.parse(times.finalAt) : null;
+  if (createdAt === null && finalAt === null) return undefined;
+  return { validationKey: session.validationKey, createdAt, finalAt };
+}
+
 /** The transition that produced `session` from `previous` (null: it was created). */
 function transitionOf(session: SessionRecord, previous: SessionRecord | null): NewTransition {
   return {
@@ -430,12 +464,11 @@ function unknownMerchant(): ApiError {
 
 /**
  * A session as the audit trail shows it: what was reported, the callback URLs without their query
- * (which may carry a merchant's token), and each field of the payment response.
+ * (which may carry a merchant's token), and each field of the payment response as the API shows
+ * it (amounts in the currency's units, not the minor units they are stored in).
  */
 function audited(session: SessionRecord): Record<string, unknown> {
-  const response = session.paymentResponse
-    ? (JSON.parse(session.paymentResponse) as Record<string, unknown>)
-    : {};
+  const response = session.paymentResponse ? shownPaymentResponse(session.paymentResponse) : {};
   return {
     merchantId: session.merchantId,
     status: session.status,

@@ -83,6 +83,18 @@ function toPaymentResponseView(
 }
 
 /**
+ * The fields of a stored payment response as the API shows them (money as `{amount, currency,
+ * presentationAmount}`), without the session's key: what the audit trail names as changed.
+ */
+export function shownPaymentResponse(stored: string): Record<string, unknown> {
+  const view: Record<string, unknown> = {
+    ...toPaymentResponseView('', JSON.parse(stored) as StoredPaymentResponse),
+  };
+  delete view.validationKey;
+  return view;
+}
+
+/**
  * The body of a callback: the status element made flat, always with `status` and `validationKey`
  * at the top (what existing integrations read). SUCCESSFUL carries every field of its payment
  * response; the others `detailedStatus` and `errorMessage` when they have them.

@@ -11,7 +11,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Erases the personal data of sessions that have been final for PERSONAL_DATA_RETENTION_DAYS
- * (0: never), every PERSONAL_DATA_SWEEP_SECONDS, in batches. It keeps no state of its own: a
+ * (0: never), every PERSONAL_DATA_SWEEP_SECONDS, in batches; only sessions that hold some are
+ * looked at, counted and marked. It keeps no state of its own: a
  * restart picks up where the stored sessions say; with several instances each batch locks the
  * sessions it erases and the others skip them.
  */
@@ -58,9 +59,9 @@ export class PersonalDataRetention implements OnApplicationShutdown {
     let total = 0;
     try {
       for (;;) {
-        const erased = await this.sessions.eraseExpired(finalBefore, RETENTION_BATCH);
+        const { examined, erased } = await this.sessions.eraseExpired(finalBefore, RETENTION_BATCH);
         total += erased;
-        if (erased < RETENTION_BATCH || this.stopped) break;
+        if (examined < RETENTION_BATCH || this.stopped) break;
       }
     } catch (error) {
       this.logger.warn({ err: String(error) }, 'Could not erase personal data past retention');

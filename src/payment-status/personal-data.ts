@@ -28,3 +28,20 @@ export function callbackBodyWithoutPersonalData(body: string): string | undefine
   for (const field of erased) delete parsed[field];
   return JSON.stringify(parsed);
 }
+
+/** How each personal field's key is written in a stored payment response (the service's JSON). */
+const PERSONAL_KEYS = PERSONAL_FIELDS.map((field) => `${JSON.stringify(field)}:`);
+
+/**
+ * Whether a stored payment response holds personal data. It is the service's own JSON of a flat
+ * object, so a field is there exactly when its key is: a value that spells a key has its quotes
+ * escaped and never matches.
+ */
+export function holdsPersonalData(stored: string | null): boolean {
+  return stored !== null && PERSONAL_KEYS.some((key) => stored.includes(key));
+}
+
+/** A stored report as it reads once its personal data is erased. */
+export function withoutPersonalFields<T extends { paymentResponse: string | null }>(report: T): T {
+  return { ...report, paymentResponse: withoutPersonalData(report.paymentResponse).stored };
+}

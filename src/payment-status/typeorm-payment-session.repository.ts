@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { claimLockClause, timestampOf } from '../database/dialect.js';
+import { claimLockClause, kindOf, timestampOf } from '../database/dialect.js';
 import {
   type BatchColumn,
   insertBatch,
@@ -18,18 +18,20 @@ import {
   CallbackUrls,
   NewTransition,
   PaymentSessionRepository,
+  SeededTimes,
   SessionRecord,
   SessionUpdate,
   TransitionRecord,
 } from './payment-session.repository.js';
 import type { StoredReport } from './payment-status.shapes.js';
 import { isFinal } from './payment-status.types.js';
+import { holdsPersonalData } from './personal-data.js';
 
 const SELECT_SESSIONS =
   'SELECT validation_key AS "validationKey", merchant_id AS "merchantId", status, ' +
   'detailed_status AS "detailedStatus", error_message AS "errorMessage", ' +
   'payment_response AS "paymentResponse", return_url AS "returnUrl", error_url AS "errorUrl", ' +
-  'version FROM payment_session';
+  'version, personal_data_erased_at AS "personalDataErasedAt" FROM payment_session';
 const HISTORY_SQL =
   'SELECT version, from_status AS "fromStatus", to_status AS "toStatus", ' +
   'detailed_status AS "detailedStatus", at FROM payment_session_transition ' +
@@ -37,13 +39,14 @@ const HISTORY_SQL =
 /** A new session; none when the key is taken (another writer got there first). */
 const INSERT_SESSION =
   'INSERT INTO payment_session (validation_key, merchant_id, status, detailed_status, ' +
-  'error_message, payment_response, return_url, error_url, version, final_at) ' +
-  'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (validation_key) DO NOTHING';
+  'error_message, payment_response, return_url, error_url, version, final_at, ' +
+  'holds_personal_data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ' +
+  'ON CONFLICT (validation_key) DO NOTHING';
 /** The next report, only over the version it was judged against; final_at set once. */
 const UPDATE_SESSION_IF_VERSION =
   'UPDATE payment_session SET status = ?, detailed_status = ?, error_message = ?, ' +
   'payment_response = ?, return_url = ?, error_url = ?, version = ?, ' +
-  'final_at = COALESCE(?, final_at), updated_at = CURRENT_TIMESTAMP ' +
+  'final_at = COALESCE(?, final_at), holds_personal_data = ?, updated_at = CURRENT_TIMESTAMP ' +
   'WHERE validation_key = ? AND version = ?';
 const INSERT_TRANSITION =
   'INSERT INTO payment_session_transition (validation_key, version, from_status, to_status, ' +
@@ -66,11 +69,18 @@ const SESSION_COLUMNS: BatchColumn[] = [
   ...REPORT_COLUMNS,
   { name: 'version', type: 'integer' },
   { name: 'final_at', type: 'bigint' },
+  { name: 'holds_personal_data', type: 'boolean' },
 ];
 const UPDATE_COLUMNS: BatchColumn[] = [
   { name: 'validation_key', type: 'text' },
   { name: 'expected_version', type: 'integer' },
   ...REPORT_COLUMNS,
+  { name: 'final_at', type: 'bigint' },
+  { name: 'holds_personal_data', type: 'boolean' },
+];
+const SEEDED_TIME_COLUMNS: BatchColumn[] = [
+  { name: 'validation_key', type: 'text' },
+  { name: 'created_at', type: 'text' },
   { name: 'final_at', type: 'bigint' },
 ];
 const TRANSITION_COLUMNS: BatchColumn[] = [
@@ -114,7 +124,7 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
       `${SELECT_SESSIONS} WHERE validation_key = ?`,
       [validationKey],
     );
-    return rows[0] && { ...rows[0], version: Number(rows[0].version) };
+    return rows[0] && fromRow(rows[0]);
   }
 
   async insert(tx: Tx, session: SessionRecord): Promise<boolean> {
@@ -124,6 +134,7 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
       ...reportValues(session),
       session.version,
       finalAtOf(session.status, Date.now()),
+      holdsPersonalData(session.paymentResponse),
     ]);
     return affected === 1;
   }
@@ -138,6 +149,7 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
       ...reportValues(next),
       expectedVersion + 1,
       finalAtOf(next.status, Date.now()),
+      holdsPersonalData(next.paymentResponse),
       validationKey,
       expectedVersion,
     ]);
@@ -165,9 +177,7 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
       ['validation_key'],
       validationKeys.map((key) => [key]),
     );
-    return new Map(
-      rows.map((row) => [row.validationKey, { ...row, version: Number(row.version) }]),
-    );
+    return new Map(rows.map((row) => [row.validationKey, fromRow(row)]));
   }
 
   async insertMany(tx: Tx, sessions: SessionRecord[]): Promise<void> {
@@ -182,6 +192,7 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
         ...reportValues(s),
         s.version,
         finalAtOf(s.status, now),
+        holdsPersonalData(s.paymentResponse),
       ]),
     );
   }
@@ -193,6 +204,7 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
       ...REPORT_COLUMNS.map((c) => `${c.name} = v.${c.name}`),
       'version = v.expected_version + 1',
       'final_at = COALESCE(v.final_at, payment_session.final_at)',
+      'holds_personal_data = v.holds_personal_data',
       'updated_at = CURRENT_TIMESTAMP',
     ].join(', ');
     return updateBatch(
@@ -204,6 +216,7 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
         u.expectedVersion,
         ...reportValues(u.next),
         finalAtOf(u.next.status, now),
+        holdsPersonalData(u.next.paymentResponse),
       ]),
       set,
       'payment_session.validation_key = v.validation_key AND payment_session.version = v.expected_version',
@@ -242,8 +255,9 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
       .createQueryBuilder(PaymentSession, 's')
       .select('s.validation_key', 'validationKey')
       .addSelect('s.payment_response', 'paymentResponse')
-      .where('s.final_at <= :finalBefore', { finalBefore })
-      .andWhere('s.personal_data_erased_at IS NULL')
+      // The condition of the partial index ix_payment_session_personal_final, word for word.
+      .where('s.holds_personal_data = TRUE')
+      .andWhere('s.final_at <= :finalBefore', { finalBefore })
       .orderBy('s.final_at', 'ASC')
       .limit(limit);
     const [sql, parameters] = due.getQueryAndParameters();
@@ -257,12 +271,35 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
     tx: Tx,
     validationKey: string,
     paymentResponse: string | null,
-    erasedAt: number,
+    erasedAt: number | null,
   ): Promise<void> {
     await managerOf(tx).update(
       PaymentSession,
       { validationKey },
-      { paymentResponse, personalDataErasedAt: erasedAt },
+      {
+        paymentResponse,
+        holdsPersonalData: false,
+        ...(erasedAt === null ? {} : { personalDataErasedAt: erasedAt }),
+      },
+    );
+  }
+
+  async setSeededTimes(tx: Tx, times: SeededTimes[]): Promise<void> {
+    // A creation time is written as each database keeps its own (SQLite: UTC text).
+    const postgres = kindOf(this.dataSource) === 'postgres';
+    const createdAt = postgres ? 'CAST(v.created_at AS timestamptz)' : 'v.created_at';
+    await updateBatch(
+      tx,
+      'payment_session',
+      SEEDED_TIME_COLUMNS,
+      times.map((t) => [
+        t.validationKey,
+        t.createdAt === null || postgres ? t.createdAt : sqliteTime(t.createdAt),
+        t.finalAt,
+      ]),
+      `created_at = COALESCE(${createdAt}, payment_session.created_at), ` +
+        'final_at = COALESCE(v.final_at, payment_session.final_at)',
+      'payment_session.validation_key = v.validation_key',
     );
   }
 }
@@ -281,4 +318,19 @@ function reportValues(report: StoredReport & CallbackUrls): unknown[] {
     report.returnUrl,
     report.errorUrl,
   ];
+}
+
+/** `YYYY-MM-DD HH:MM:SS.sss` in UTC: how SQLite's datetime columns hold a time. */
+function sqliteTime(iso: string): string {
+  return new Date(iso).toISOString().replace('T', ' ').replace('Z', '');
+}
+
+/** A session read with SELECT_SESSIONS (PostgreSQL hands integers and bigints over as text). */
+function fromRow(row: SessionRecord): SessionRecord {
+  return {
+    ...row,
+    version: Number(row.version),
+    personalDataErasedAt:
+      row.personalDataErasedAt == null ? null : Number(row.personalDataErasedAt),
+  };
 }

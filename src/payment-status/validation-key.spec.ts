@@ -1,5 +1,5 @@
 import { AuditTrail } from '../audit/audit-trail.service.js';
-import { InMemoryAuditEvents } from '../../test/fakes/in-memory-audit.js';
+import { InMemoryAuditEvents, testAuditKeyring } from '../../test/fakes/in-memory-audit.js';
 import { InMemoryMerchants } from '../../test/fakes/in-memory-merchants.js';
 import { InMemoryPaymentSessions } from '../../test/fakes/in-memory-payment-sessions.js';
 import { InMemoryCallbackOutbox } from '../../test/fakes/in-memory-callback-outbox.js';
@@ -45,7 +45,7 @@ async function setup() {
   const transactions = new InMemoryTransactions(sessions, merchantStore, outbox, events);
   const { merchants } = merchantServices(merchantStore, transactions);
   await merchants.createMerchant({ id: 'acme', name: 'Acme' });
-  const audit = new AuditTrail(events, transactions);
+  const audit = new AuditTrail(events, transactions, testAuditKeyring());
   return {
     service: new PaymentSessionService(sessions, merchants, transactions, outbox, audit),
     sessions,

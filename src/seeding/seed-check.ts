@@ -6,7 +6,8 @@ import { ValidationPlan } from '../common/validation-plan.js';
 import { SeedMerchantDto } from '../merchants/dto/merchant.dto.js';
 import { CreateOperatorDto } from '../operators/dto/operator.dto.js';
 import { SeedPaymentSessionDto } from '../payment-status/dto/payment-report.dto.js';
-import { statusFieldErrors } from '../payment-status/payment-report.rules.js';
+import { isZonedDateTime } from '../common/iso-time.js';
+import { seededTimeErrors, statusFieldErrors } from '../payment-status/payment-report.rules.js';
 import { DuplicateKeys } from './duplicate-keys.js';
 import { SECTION_LIMITS, SEED_SECTIONS, SeedFileDto, type SeedSection } from './seed-file.dto.js';
 
@@ -18,12 +19,15 @@ const KEY_OF: Record<SeedSection, (record: Record<string, unknown>) => unknown> 
   operators: (o) => o.name,
 };
 
+/** A field the format does not know is refused with its path: a misspelt one never drops data. */
+const STRICT = { refuseUnknown: true };
+
 /** The rules of each section's records, compiled once (see ValidationPlan). */
 const PLANS = {
-  cryptoPairs: ValidationPlan.of(CryptoPairInputDto),
-  merchants: ValidationPlan.of(SeedMerchantDto),
-  paymentSessions: ValidationPlan.of(SeedPaymentSessionDto),
-  operators: ValidationPlan.of(CreateOperatorDto),
+  cryptoPairs: ValidationPlan.of(CryptoPairInputDto, STRICT),
+  merchants: ValidationPlan.of(SeedMerchantDto, STRICT),
+  paymentSessions: ValidationPlan.of(SeedPaymentSessionDto, STRICT),
+  operators: ValidationPlan.of(CreateOperatorDto, STRICT),
 } satisfies Record<SeedSection, ValidationPlan<object>>;
 
 /** A record after its checks: the instance the rules built, and whether it is valid. */
@@ -106,7 +110,7 @@ export class SeedCheck {
     const text = textFieldRefusals(plain, `${name}[${index}]`, 'brackets');
     const instance = text.length === 0 ? PLANS[name].accept(plain) : undefined;
     if (instance !== undefined) return this.checked(section, index, instance, []);
-    return validatePlain(SeedFileDto, { [name]: [plain] }).then(({ value, errors }) => {
+    return validatePlain(SeedFileDto, { [name]: [plain] }, STRICT).then(({ value, errors }) => {
       const records = value[name] as unknown[];
       // A field's own rule (a key's pattern) says more than the text rule: it wins.
       const rules = reindexed(errors, name, index);
@@ -120,7 +124,7 @@ export class SeedCheck {
   async instanceOf(name: SeedSection, plain: unknown): Promise<unknown> {
     const instance = PLANS[name].accept(plain);
     if (instance !== undefined) return instance;
-    const { value } = await validatePlain(SeedFileDto, { [name]: [plain] });
+    const { value } = await validatePlain(SeedFileDto, { [name]: [plain] }, STRICT);
     return (value[name] as unknown[])[0];
   }
 
@@ -128,7 +132,7 @@ export class SeedCheck {
   async recheck(name: SeedSection, plain: unknown): Promise<unknown> {
     const instance = PLANS[name].accept(plain);
     if (instance !== undefined) return instance;
-    const { value, errors } = await validatePlain(SeedFileDto, { [name]: [plain] });
+    const { value, errors } = await validatePlain(SeedFileDto, { [name]: [plain] }, STRICT);
     const records = value[name] as unknown[];
     const [error] = statusErrors(name, records[0]).concat(errors);
     if (error) throw new Error(`the file changed while it was read (${error.field})`);
@@ -138,7 +142,7 @@ export class SeedCheck {
   /** A known section whose value is not a list: null is an absent section, anything else an error. */
   async value(name: SeedSection, plain: unknown): Promise<void> {
     const section = this.sections.get(name)!;
-    const { errors } = await validatePlain(SeedFileDto, { [name]: plain });
+    const { errors } = await validatePlain(SeedFileDto, { [name]: plain }, STRICT);
     section.otherErrors.push(...errors);
   }
 
@@ -200,7 +204,13 @@ function statusErrors(name: SeedSection, instance: unknown): FieldError[] {
   if (name !== 'paymentSessions') return [];
   const session = instance as SeedPaymentSessionDto | undefined;
   if (typeof session?.validationKey !== 'string') return [];
-  return statusFieldErrors(session.validationKey, session);
+  const times = { createdAt: session.createdAt, finalAt: session.finalAt };
+  // Times that break their own rule are reported by it; only valid ones are compared.
+  const valid = Object.values(times).every((time) => time === undefined || isZonedDateTime(time));
+  return [
+    ...statusFieldErrors(session.validationKey, session),
+    ...(valid ? seededTimeErrors(session.status, times) : []),
+  ];
 }
 
 /** The text a record is compared on for duplicates; undefined for a record that is not an object. */

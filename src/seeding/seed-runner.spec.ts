@@ -6,7 +6,7 @@ import { InMemoryPaymentSessions } from '../../test/fakes/in-memory-payment-sess
 import { InMemoryCallbackOutbox } from '../../test/fakes/in-memory-callback-outbox.js';
 import { InMemoryTransactions } from '../../test/fakes/in-memory-transactions.js';
 import { AuditTrail } from '../audit/audit-trail.service.js';
-import { InMemoryAuditEvents } from '../../test/fakes/in-memory-audit.js';
+import { InMemoryAuditEvents, testAuditKeyring } from '../../test/fakes/in-memory-audit.js';
 import { CatalogService } from '../catalog/catalog.service.js';
 import { boundedMemoryStore } from '../common/cache/memory-store.js';
 import { loadConfig } from '../config/app-config.js';
@@ -34,7 +34,7 @@ function setup() {
     operatorStore,
   );
   const cache = createCache({ stores: [boundedMemoryStore(1024 * 1024)] });
-  const audit = new AuditTrail(events, transactions);
+  const audit = new AuditTrail(events, transactions, testAuditKeyring());
   const catalog = new CatalogService(pairs, transactions, cache, loadConfig({}), audit);
   const { merchants } = merchantServices(merchantStore, transactions);
   const sessionService = new PaymentSessionService(

@@ -1,3 +1,5 @@
+import { UNKNOWN_FIELD_RULE } from '../common/validation.js';
+import { ZONED_DATE_TIME_RULE } from '../common/iso-time.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { successfulResponse } from '../../test/support/fixtures.js';
@@ -223,11 +225,12 @@ describe('validateSeed', () => {
   });
 
   it('checks operators with the rules of POST /admin/operators, and at most 1,000 of them', async () => {
-    // A token cannot be chosen: like any field without a rule, it is dropped.
-    const ok = await validateSeed({
-      operators: [{ name: '  alice  ', role: 'payments', token: 'op_chosen' }],
-    });
+    const ok = await validateSeed({ operators: [{ name: '  alice  ', role: 'payments' }] });
     expect(ok.ok && ok.seed.operators).toEqual([{ name: 'alice', role: 'payments' }]);
+    // A token cannot be chosen: like any field the format does not know, it is refused.
+    expect(
+      await errorsOf({ operators: [{ name: 'alice', role: 'payments', token: 'op_chosen' }] }),
+    ).toEqual([{ field: 'operators[0].token', message: UNKNOWN_FIELD_RULE }]);
     expect(
       await errorsOf({
         operators: [
@@ -246,6 +249,88 @@ describe('validateSeed', () => {
     const many = Array.from({ length: 1001 }, (_, i) => ({ name: `op${i}`, role: 'viewer' }));
     expect(await errorsOf({ operators: many })).toEqual([
       { field: 'operators', message: 'must hold at most 1000 records' },
+    ]);
+  });
+
+  it('refuses a field the format does not know, in any record and at any depth, with its path', async () => {
+    const session = {
+      validationKey: 'vk_typo_0001',
+      merchantId: 'demo',
+      status: 'SUCCESSFUL',
+      paymentResponse: {
+        sourceMoney: { amount: 150, currency: 'EUR' },
+        destinationMoney: { amount: 161.37, currency: 'USDT' },
+        totalFees: { amount: 1.5, currency: 'EUR' },
+        money: { amount: 148.5, currency: 'EUR', amountMinor: 14850 },
+        traceId: 'TRC-1',
+        transactionReference: '3f2b8c1e-7d4a-4e5b-9c6d-1a2b3c4d5e6f',
+        customerFirstname: 'Typo',
+      },
+      finalat: '2025-01-01T00:00:00Z',
+    };
+    expect(
+      await errorsOf({
+        cryptoPairs: [{ ...pair('USDT', 'TRC20', 'IE'), enable: false }],
+        merchants: [{ ...MERCHANT, callbackUrl: 'https://example.com' }],
+        paymentSessions: [session],
+      }),
+    ).toEqual([
+      { field: 'cryptoPairs[0].enable', message: UNKNOWN_FIELD_RULE },
+      { field: 'merchants[0].callbackUrl', message: UNKNOWN_FIELD_RULE },
+      { field: 'paymentSessions[0].finalat', message: UNKNOWN_FIELD_RULE },
+      {
+        field: 'paymentSessions[0].paymentResponse.customerFirstname',
+        message: UNKNOWN_FIELD_RULE,
+      },
+      {
+        field: 'paymentSessions[0].paymentResponse.money.amountMinor',
+        message: UNKNOWN_FIELD_RULE,
+      },
+    ]);
+  });
+
+  it('takes the times of a session moved from another system, and refuses times that cannot be', async () => {
+    let n = 0;
+    const session = (extra: Record<string, unknown>) => ({
+      validationKey: `vk_moved_${n++}`,
+      merchantId: 'demo',
+      status: 'FAILED',
+      errorMessage: 'Declined',
+      ...extra,
+    });
+    const ok = await validateSeed({
+      paymentSessions: [
+        session({ createdAt: '2024-03-01T09:00:00Z', finalAt: '2024-03-01T10:05:00+01:00' }),
+      ],
+    });
+    expect(ok.ok && ok.seed.paymentSessions?.[0]).toMatchObject({
+      createdAt: '2024-03-01T09:00:00Z',
+      finalAt: '2024-03-01T10:05:00+01:00',
+    });
+    const future = new Date(Date.now() + 86_400_000).toISOString();
+    expect(
+      await errorsOf({
+        paymentSessions: [
+          {
+            ...session({ finalAt: '2024-03-01T09:00:00Z' }),
+            status: 'PENDING',
+            errorMessage: undefined,
+          },
+          session({ createdAt: '2024-03-02T00:00:00Z', finalAt: '2024-03-01T00:00:00Z' }),
+          session({ createdAt: future }),
+          session({ finalAt: '2024-03-01' }),
+          session({ createdAt: '2024-02-30T00:00:00Z' }),
+        ],
+      }),
+    ).toEqual([
+      {
+        field: 'paymentSessions[0].finalAt',
+        message: 'is only allowed when status is SUCCESSFUL or FAILED',
+      },
+      { field: 'paymentSessions[1].finalAt', message: 'must not be before createdAt' },
+      { field: 'paymentSessions[2].createdAt', message: 'must not be in the future' },
+      { field: 'paymentSessions[3].finalAt', message: ZONED_DATE_TIME_RULE },
+      { field: 'paymentSessions[4].createdAt', message: ZONED_DATE_TIME_RULE },
     ]);
   });
 

@@ -175,8 +175,8 @@ export class SeedWriter {
 
   private async sessions(batch: Pending[]): Promise<void> {
     const reports = batch.map(({ instance }) => {
-      const { validationKey, ...report } = instance as SeedPaymentSessionDto;
-      return { validationKey, report };
+      const { validationKey, createdAt, finalAt, ...report } = instance as SeedPaymentSessionDto;
+      return { validationKey, report, times: { createdAt, finalAt } };
     });
     const results = await this.services.sessions.applyBatch(this.tx, reports, {
       callbacks: this.callbacks,

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import type { AuditEvent } from '../../src/audit/audit-chain.js';
+import { AuditKeyring } from '../../src/audit/audit-keys.js';
 import { AuditFilter, AuditRepository } from '../../src/audit/audit.repository.js';
 import type { Tx } from '../../src/database/transactions.js';
 import { Rollbackable, copy } from './in-memory-transactions.js';
@@ -22,7 +24,7 @@ export class InMemoryAuditEvents extends AuditRepository implements Rollbackable
 
   async lockChain(): Promise<void> {}
 
-  async last(): Promise<Pick<AuditEvent, 'seq' | 'hash'> | undefined> {
+  async last(): Promise<Pick<AuditEvent, 'seq' | 'hash' | 'at'> | undefined> {
     return this.events[this.events.length - 1];
   }
 
@@ -53,4 +55,9 @@ export class InMemoryAuditEvents extends AuditRepository implements Rollbackable
   async after(_tx: Tx, seq: number, limit: number): Promise<AuditEvent[]> {
     return copy(this.events.filter((e) => e.seq > seq).slice(0, limit));
   }
+}
+
+/** An audit key that lives as long as the test. */
+export function testAuditKeyring(): AuditKeyring {
+  return new AuditKeyring(randomBytes(32));
 }

@@ -15,16 +15,23 @@ export class InMemoryOperators extends OperatorRepository implements Rollbackabl
     return found && { id: found.id, name: found.name, role: found.role };
   }
 
+  async findRevoked(tokenHash: string): Promise<{ id: string; name: string } | undefined> {
+    const found = this.all().find((o) => o.tokenHash === tokenHash && o.revokedAt !== null);
+    return found && { id: found.id, name: found.name };
+  }
+
   async find(_tx: Tx, id: string): Promise<OperatorRecord | undefined> {
     return copy(this.state.get(id));
   }
 
   async findActiveByName(_tx: Tx, name: string): Promise<OperatorRecord | undefined> {
-    return copy(this.all().find((o) => o.name === name && o.revokedAt === null));
+    return copy(
+      this.all().find((o) => o.name.toLowerCase() === name.toLowerCase() && o.revokedAt === null),
+    );
   }
 
-  async insert(_tx: Tx, operator: Omit<OperatorRecord, 'createdAt'>): Promise<void> {
-    this.state.set(operator.id, { ...operator, createdAt: new Date() });
+  async insert(_tx: Tx, operator: OperatorRecord): Promise<void> {
+    this.state.set(operator.id, copy(operator));
   }
 
   async setRole(_tx: Tx, id: string, role: OperatorRole): Promise<void> {

@@ -3,18 +3,20 @@ import {
   CallbackUrls,
   NewTransition,
   PaymentSessionRepository,
+  SeededTimes,
   SessionRecord,
   SessionUpdate,
   TransitionRecord,
 } from '../../src/payment-status/payment-session.repository.js';
 import type { StoredReport } from '../../src/payment-status/payment-status.shapes.js';
 import { isFinal } from '../../src/payment-status/payment-status.types.js';
+import { holdsPersonalData } from '../../src/payment-status/personal-data.js';
 import { Rollbackable, copy } from './in-memory-transactions.js';
 
 /** A session as stored, with the retention's bookkeeping. */
 type StoredSession = SessionRecord & {
   finalAt?: number | null;
-  personalDataErasedAt?: number | null;
+  createdAt?: string;
 };
 
 interface State {
@@ -86,7 +88,8 @@ export class InMemoryPaymentSessions extends PaymentSessionRepository implements
   ): Promise<Pick<SessionRecord, 'validationKey' | 'paymentResponse'>[]> {
     return [...this.state.sessions.values()]
       .filter(
-        (s) => s.finalAt != null && s.finalAt <= finalBefore && s.personalDataErasedAt == null,
+        (s) =>
+          s.finalAt != null && s.finalAt <= finalBefore && holdsPersonalData(s.paymentResponse),
       )
       .sort((a, b) => a.finalAt! - b.finalAt!)
       .slice(0, limit)
@@ -97,10 +100,30 @@ export class InMemoryPaymentSessions extends PaymentSessionRepository implements
     _tx: Tx,
     validationKey: string,
     paymentResponse: string | null,
-    erasedAt: number,
+    erasedAt: number | null,
   ): Promise<void> {
     const session = this.state.sessions.get(validationKey);
-    if (session) Object.assign(session, { paymentResponse, personalDataErasedAt: erasedAt });
+    if (!session) return;
+    session.paymentResponse = paymentResponse;
+    if (erasedAt !== null) session.personalDataErasedAt = erasedAt;
+  }
+
+  async setSeededTimes(_tx: Tx, times: SeededTimes[]): Promise<void> {
+    for (const { validationKey, createdAt, finalAt } of times) {
+      const session = this.state.sessions.get(validationKey)!;
+      if (createdAt !== null) session.createdAt = createdAt;
+      if (finalAt !== null) session.finalAt = finalAt;
+    }
+  }
+
+  /** When a session was created, as a seed file gave it (undefined: the time it was stored). */
+  createdAtOf(validationKey: string): string | undefined {
+    return this.state.sessions.get(validationKey)?.createdAt;
+  }
+
+  /** When a session became final (epoch ms). */
+  finalAtOf(validationKey: string): number | null | undefined {
+    return this.state.sessions.get(validationKey)?.finalAt;
   }
 
   /** Moves the time a session became final, as if it had been final for longer. */

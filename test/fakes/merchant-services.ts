@@ -1,6 +1,6 @@
 import { AuditTrail } from '../../src/audit/audit-trail.service.js';
 import type { ChangeFeed } from '../../src/database/change-feed.js';
-import { InMemoryAuditEvents } from './in-memory-audit.js';
+import { InMemoryAuditEvents, testAuditKeyring } from './in-memory-audit.js';
 import type { Transactions } from '../../src/database/transactions.js';
 import { ApiKeyService } from '../../src/merchants/api-key.service.js';
 import { CallbackSecretService } from '../../src/merchants/callback-secret.service.js';
@@ -14,7 +14,7 @@ export function merchantServices(
   transactions: Transactions,
   changes?: ChangeFeed,
   box = testSecretBox(),
-  audit = new AuditTrail(new InMemoryAuditEvents(), transactions),
+  audit = new AuditTrail(new InMemoryAuditEvents(), transactions, testAuditKeyring()),
 ) {
   const keys = new ApiKeyService(store, transactions, audit, changes);
   const secrets = new CallbackSecretService(store, transactions, box, audit, changes);

@@ -16,6 +16,9 @@ export const ADMIN_TOKEN = 'test-admin-token-0123456789-abcdefghij';
 /** CALLBACK_SECRET_KEY of the tests that need one (PostgreSQL, production mode). */
 export const TEST_CALLBACK_SECRET_KEY = Buffer.alloc(32, 42).toString('base64');
 
+/** AUDIT_KEY of the tests that need one (PostgreSQL, production mode). */
+export const TEST_AUDIT_KEY = Buffer.alloc(32, 43).toString('base64');
+
 export interface TestApp {
   app: INestApplication;
   config: AppConfig;
@@ -83,8 +86,10 @@ export async function startTestApp(
   const config = loadConfig({
     DATABASE_URL: database?.url ?? env.DATABASE_URL,
     ...redis,
-    // Required with PostgreSQL; the same key for every application of the run.
-    ...(TEST_DIALECT === 'postgres' ? { CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY } : {}),
+    // Required with PostgreSQL; the same keys for every application of the run.
+    ...(TEST_DIALECT === 'postgres'
+      ? { CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY, AUDIT_KEY: TEST_AUDIT_KEY }
+      : {}),
     AUTH_MODE: 'none',
     LOG_LEVEL: options.captureLogs ? 'info' : 'silent',
     ADMIN_TOKEN,

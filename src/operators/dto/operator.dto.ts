@@ -10,10 +10,24 @@ const NAME_RULE =
   'must be 1 to 64 of the characters A-Z a-z 0-9 space . _ @ - (starting with a letter or digit)';
 const ROLE_RULE = `must be one of ${OPERATOR_ROLES.join(', ')}`;
 
+/**
+ * Names the audit trail gives to who is not an operator: ADMIN_TOKEN, the service itself, a
+ * caller not recognised. No operator may take one, in any case.
+ */
+export const RESERVED_OPERATOR_NAMES = ['root', 'system', 'unknown'] as const;
+const NOT_RESERVED = new RegExp(`^(?!(?:${RESERVED_OPERATOR_NAMES.join('|')})$)`, 'i');
+const RESERVED_RULE = `must not be ${RESERVED_OPERATOR_NAMES.join(', ')} (in any case): the audit trail uses them`;
+
 export class CreateOperatorDto {
-  @ApiProperty({ example: 'alice', pattern: OPERATOR_NAME_PATTERN.source })
+  @ApiProperty({
+    example: 'alice',
+    pattern: OPERATOR_NAME_PATTERN.source,
+    description:
+      'Unique among working operators regardless of case; `root`, `system` and `unknown` (in any case) are reserved.',
+  })
   @IsString({ message: NAME_RULE })
   @Matches(OPERATOR_NAME_PATTERN, { message: NAME_RULE })
+  @Matches(NOT_RESERVED, { message: RESERVED_RULE })
   @Trim()
   name: string;
 

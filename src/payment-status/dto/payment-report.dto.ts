@@ -20,6 +20,7 @@ import {
 } from '../../callbacks/callback-outbox.js';
 import { COUNTRY_CODE_PATTERN, COUNTRY_CODE_RULE } from '../../catalog/dto/catalog-query.dto.js';
 import type { JsonNumberText } from '../../common/http/json-text.js';
+import { isZonedDateTime, ZONED_DATE_TIME_RULE } from '../../common/iso-time.js';
 import { AsciiUpperCase, IsMoneyAmount, Trim } from '../../common/validators.js';
 import { MERCHANT_ID_PATTERN, MERCHANT_ID_RULE } from '../../merchants/merchant-id.js';
 import { DEMO_MERCHANT_ID } from '../../merchants/merchant-id.js';
@@ -254,12 +255,34 @@ function CallbackUrl(): PropertyDecorator {
   });
 }
 
-/** A session of a seed file: the report plus its key. */
+/** A date-time with its time zone (see isZonedDateTime). */
+function IsZonedDateTime(): PropertyDecorator {
+  return ValidateBy({
+    name: 'isZonedDateTime',
+    validator: { validate: isZonedDateTime, defaultMessage: () => ZONED_DATE_TIME_RULE },
+  });
+}
+
+/**
+ * A session of a seed file: the report plus its key and, for sessions moved from another system,
+ * when it was created and when it became final (the retention of its personal data counts from
+ * that time). The rules that tie them to the status and to now are in seededTimeErrors.
+ */
 export class SeedPaymentSessionDto extends PaymentReportDto {
   @ApiProperty({ description: VALIDATION_KEY_DESCRIPTION, pattern: VALIDATION_KEY_PATTERN.source })
   @IsString({ message: VALIDATION_KEY_RULE })
   @Matches(VALIDATION_KEY_PATTERN, { message: VALIDATION_KEY_RULE })
   validationKey: string;
+
+  /** When the session was created; applies when the record creates it. */
+  @IsOptional()
+  @IsZonedDateTime()
+  createdAt?: string;
+
+  /** When the session became final (SUCCESSFUL or FAILED); applies when the record makes it final. */
+  @IsOptional()
+  @IsZonedDateTime()
+  finalAt?: string;
 }
 
 /** A validation key the sandbox has no session for: "Try it out" creates it. */

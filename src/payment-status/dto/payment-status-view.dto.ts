@@ -109,13 +109,26 @@ export const DEMO_VALIDATION_KEYS = {
   FAILED: 'vk_demo_failed_6c0f8e3b',
 } as const satisfies Record<PaymentStatus, string>;
 
-/** The demo sessions as the examples of a validationKey parameter: one per status. */
-export const DEMO_SESSION_EXAMPLES = Object.fromEntries(
-  Object.entries(DEMO_VALIDATION_KEYS).map(([status, key]) => [
-    status,
-    { summary: `Demo session, ${status}`, value: key },
-  ]),
-);
+/** The sandbox's FAILED demo session without a detailedStatus. */
+export const DEMO_FAILED_PLAIN_KEY = 'vk_demo_failed_plain_91a4b7c2';
+
+/**
+ * Every demo session of the sandbox (seeds/demo.json), as the examples of a validationKey
+ * parameter: one per status, and FAILED once more without a detailedStatus. The README lists
+ * the same ones.
+ */
+export const DEMO_SESSION_EXAMPLES = {
+  ...Object.fromEntries(
+    Object.entries(DEMO_VALIDATION_KEYS).map(([status, key]) => [
+      status,
+      { summary: `Demo session, ${status}`, value: key },
+    ]),
+  ),
+  FAILED_PLAIN: {
+    summary: 'Demo session, FAILED without detailedStatus',
+    value: DEMO_FAILED_PLAIN_KEY,
+  },
+};
 
 const money = (amount: number, currency: string, presentationAmount: string) => ({
   amount,
