@@ -11,6 +11,7 @@ import { pino, type Logger } from 'pino';
 import { AdminModule } from './admin/admin.module.js';
 import { AuditModule } from './audit/audit.module.js';
 import { CatalogModule } from './catalog/catalog.module.js';
+import { CheckoutModule } from './checkout/checkout.module.js';
 import { ServiceState } from './common/service-state.js';
 import { createValidationPipe } from './common/validation.js';
 import { APP_CONFIG, AppConfig } from './config/app-config.js';
@@ -59,6 +60,7 @@ export class AppModule implements NestModule {
         MerchantsModule,
         CatalogModule,
         PaymentStatusModule,
+        CheckoutModule,
         HealthModule,
         AdminModule,
         SeedingModule,

@@ -14,6 +14,8 @@ import { MerchantsAndKeys1763800000000 } from './migrations/1763800000000-mercha
 import { ApiKeyLast41763900000000 } from './migrations/1763900000000-api-key-last4.js';
 import { Callbacks1764000000000 } from './migrations/1764000000000-callbacks.js';
 import { OperatorsAndAudit1764100000000 } from './migrations/1764100000000-operators-and-audit.js';
+import { Checkout1764200000000 } from './migrations/1764200000000-checkout.js';
+import { Checkout, CheckoutToken } from '../checkout/checkout.entity.js';
 
 export const ENTITIES = [
   CryptoPair,
@@ -26,6 +28,8 @@ export const ENTITIES = [
   CallbackAttempt,
   Operator,
   AuditEventRow,
+  Checkout,
+  CheckoutToken,
 ];
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -33,6 +37,7 @@ export const MIGRATIONS = [
   ApiKeyLast41763900000000,
   Callbacks1764000000000,
   OperatorsAndAudit1764100000000,
+  Checkout1764200000000,
 ];
 
 /**

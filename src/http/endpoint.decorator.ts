@@ -100,6 +100,12 @@ export function setting(name: DocumentedSetting): string {
 /** The placeholders of `setting()` in a text of the document. */
 export const SETTING_PLACEHOLDER = /\{\{(\w+)\}\}/g;
 
+/**
+ * Extension, removed from the published document, of an operation served at the host's root
+ * even under CONTEXT_PATH: its path item gets a server of its own, `/`.
+ */
+export const AT_HOST_ROOT_EXTENSION = 'x-at-host-root';
+
 /** Extension naming the operation another one is an alias of (same handler, same answers). */
 export const ALIAS_OF_EXTENSION = 'x-alias-of';
 /** Extension, removed from the published document, that carries an operation's alias paths. */

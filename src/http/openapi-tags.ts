@@ -13,6 +13,11 @@ export const OPENAPI_TAGS: readonly { name: string; description: string }[] = [
       "A payment session's status, looked up by its validation key after a callback (or at any time).",
   },
   {
+    name: 'Checkout',
+    description:
+      'A payment from start to end: init-iframe (merchant), the widget script, and the checkout page the widget shows (HTML, its script and stylesheet, its actions).',
+  },
+  {
     name: 'Health',
     description: 'Liveness and readiness probes for orchestrators and load balancers; no key.',
   },

@@ -5,6 +5,7 @@ import {
   ADMIN_SCHEME,
   ALIASES_EXTENSION,
   ALIAS_OF_EXTENSION,
+  AT_HOST_ROOT_EXTENSION,
   API_KEY_SCHEME,
   DocumentedSetting,
   PathAlias,
@@ -131,6 +132,13 @@ function finishDocument(document: OpenAPIObject, config: AppConfig): void {
       if (!operation) continue;
       operation.security ??= [];
       markAliases(document, path, method, operation);
+      const extensions = operation as OperationObject & Record<string, unknown>;
+      if (extensions[AT_HOST_ROOT_EXTENSION]) {
+        delete extensions[AT_HOST_ROOT_EXTENSION];
+        if (config.contextPath) {
+          item.servers = [{ url: '/', description: 'The host root, outside CONTEXT_PATH' }];
+        }
+      }
     }
   }
   const settings: Record<DocumentedSetting, number> = {

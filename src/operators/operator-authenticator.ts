@@ -16,7 +16,7 @@ import { hashOperatorToken, OPERATOR_TOKEN_PREFIX } from './operator-token.js';
 export const OPERATOR_TOKEN_CHANGED = 'operator-token-changed';
 
 /** The break-glass credential: ADMIN_TOKEN, with every role. */
-export const ROOT: OperatorIdentity = { id: 'root', name: 'root' };
+export const ROOT: OperatorIdentity = { id: 'root', name: 'root', role: 'admin' };
 
 /**
  * How long a resolved token is trusted without asking the database again. Revocations reach
@@ -94,7 +94,7 @@ export class OperatorTokens extends OperatorAuthenticator {
           }),
         };
       }
-      const identity = { id: operator.id, name: operator.name };
+      const identity = { id: operator.id, name: operator.name, role: operator.role };
       this.markUsed(operator.id);
       if (!ROLES_INCLUDING[role].includes(operator.role)) {
         return {

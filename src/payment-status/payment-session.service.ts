@@ -14,9 +14,13 @@ import { MerchantService } from '../merchants/merchant.service.js';
 import { CacheLookups, UNCOUNTED_CACHE_LOOKUPS } from '../metrics/cache-lookups.js';
 import { PaymentReportDto } from './dto/payment-report.dto.js';
 import { sessionChange, statusFieldErrors, toStoredReport } from './payment-report.rules.js';
+import { Actor } from './actor.js';
+import { PersonalDataHolders } from './personal-data-holders.js';
 import {
+  ListedSession,
   NewTransition,
   PaymentSessionRepository,
+  SessionListQuery,
   SessionRecord,
   SessionUpdate,
   TransitionRecord,
@@ -80,6 +84,13 @@ const CALLBACK_STATUSES: readonly PaymentStatus[] = ['SUCCESSFUL', 'FAILED', 'NO
 export interface ApplyOptions {
   /** Store the callbacks the transitions cause (seed files do not, unless asked). */
   callbacks: boolean;
+  /** Who reports: recorded as the creator of a new session and on each transition. */
+  actor?: Actor;
+  /**
+   * Apply the report only to a session that exists and is in one of these statuses (judged with
+   * the version the update is conditional on); otherwise a 409 CONFLICT with `conflict`.
+   */
+  onlyFrom?: { statuses: readonly PaymentStatus[]; conflict: string };
 }
 
 /** Lost a race with another writer; the report is judged again against the new state. */
@@ -107,6 +118,7 @@ export class PaymentSessionService {
     @Optional() private readonly changes: ChangeFeed = SINGLE_PROCESS_FEED,
     @Optional() private readonly files?: DatabaseFiles,
     @Optional() private readonly metrics?: MetricsService,
+    @Optional() private readonly holders?: PersonalDataHolders,
   ) {
     changes.subscribe(PERSONAL_DATA_ERASED, {
       onChange: (key) => this.forgetAnswer(key),
@@ -165,23 +177,37 @@ export class PaymentSessionService {
     report: PaymentReportDto,
     call?: OperatorCall,
   ): Promise<ReportResult> {
+    const actor: Actor | undefined = call && {
+      kind: 'operator',
+      id: call.operator.id,
+      name: call.operator.name,
+    };
+    return this.transact(async (tx) => {
+      const result = await this.apply(tx, validationKey, report, { callbacks: true, actor });
+      if (result.outcome !== 'unchanged') {
+        await this.audit.record(tx, call, {
+          target: validationKey,
+          outcome: result.outcome === 'created' ? 201 : 200,
+          changes: changesBetween(
+            result.previous && audited(result.previous),
+            audited(result.session),
+            PERSONAL_FIELDS.map((field) => `paymentResponse.${field}`),
+          ),
+        });
+      }
+      return result;
+    });
+  }
+
+  /**
+   * Runs `work` in a transaction of its own, again (against the new state) when it lost a race
+   * with another writer of the same session, up to MAX_REPORT_ATTEMPTS times; then 409. For work
+   * that calls apply().
+   */
+  async transact<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.transactions.run(async (tx) => {
-          const result = await this.apply(tx, validationKey, report);
-          if (result.outcome !== 'unchanged') {
-            await this.audit.record(tx, call, {
-              target: validationKey,
-              outcome: result.outcome === 'created' ? 201 : 200,
-              changes: changesBetween(
-                result.previous && audited(result.previous),
-                audited(result.session),
-                PERSONAL_FIELDS.map((field) => `paymentResponse.${field}`),
-              ),
-            });
-          }
-          return result;
-        });
+        return await this.transactions.run(work);
       } catch (error) {
         if (!(error instanceof StaleVersion)) throw error;
         if (attempt >= MAX_REPORT_ATTEMPTS) {
@@ -208,9 +234,16 @@ export class PaymentSessionService {
     this.validate(validationKey, report);
     const next = toStoredReport(report);
     const current = await this.sessions.findIn(tx, validationKey);
+    const only = options.onlyFrom;
+    if (only && (!current || !only.statuses.includes(current.status))) {
+      throw new ApiError('CONFLICT', { message: only.conflict });
+    }
     if (!current && !(await this.merchants.exists(tx, report.merchantId))) throw unknownMerchant();
     const change = sessionChange(validationKey, report, next, current);
-    if (change.outcome === 'created' && !(await this.sessions.insert(tx, change.session))) {
+    if (
+      change.outcome === 'created' &&
+      !(await this.sessions.insert(tx, change.session, options.actor))
+    ) {
       throw new StaleVersion();
     }
     if (
@@ -290,6 +323,7 @@ export class PaymentSessionService {
     const { stored, erased } = withoutPersonalData(session.paymentResponse);
     await this.sessions.storeErasure(tx, session.validationKey, stored, Date.now());
     await this.outbox.rewriteBodies(tx, session.validationKey, callbackBodyWithoutPersonalData);
+    await this.holders?.eraseIn(tx, session.validationKey);
     if (erased.length > 0 && announce) {
       await this.changes.announce(tx, PERSONAL_DATA_ERASED, session.validationKey);
     }
@@ -346,7 +380,7 @@ export class PaymentSessionService {
           updates.push({ validationKey, expectedVersion, next: change.stored });
         }
         if (change.transitioned) {
-          transitions.push(transitionOf(change.session, change.previous));
+          transitions.push(transitionOf(change.session, change.previous, options.actor));
           const callback = options.callbacks ? callbackOf(change.session) : undefined;
           if (callback) callbacks.push(callback);
         }
@@ -355,13 +389,28 @@ export class PaymentSessionService {
         refused(index)(error);
       }
     }
-    await this.sessions.insertMany(tx, inserts);
+    await this.sessions.insertMany(tx, inserts, options.actor);
     if ((await this.sessions.updateManyIfVersion(tx, updates)) !== updates.length) {
       throw new StaleVersion('A payment session changed while the batch was applied.');
     }
     await this.sessions.addTransitions(tx, transitions);
     for (const callback of callbacks) await this.outbox.enqueue(tx, callback);
     return results;
+  }
+
+  /** The session as stored, inside the caller's transaction. */
+  findIn(tx: Tx, validationKey: string): Promise<SessionRecord | undefined> {
+    return this.sessions.findIn(tx, validationKey);
+  }
+
+  /** Sessions for the operator's list: newest first, filtered, a page after a cursor. */
+  list(query: SessionListQuery): Promise<ListedSession[]> {
+    return this.sessions.list(query);
+  }
+
+  /** One session with who created it and when, read afresh; undefined when unknown. */
+  findListed(validationKey: string): Promise<ListedSession | undefined> {
+    return this.sessions.findListed(validationKey);
   }
 
   /** Every transition of the session, oldest first; undefined for an unknown session. */
@@ -394,7 +443,7 @@ export class PaymentSessionService {
     previous: SessionRecord | null,
     options: ApplyOptions,
   ): Promise<void> {
-    const transition = this.recordTransition(tx, session, previous);
+    const transition = this.recordTransition(tx, session, previous, options.actor);
     const callback = options.callbacks ? callbackOf(session) : undefined;
     // Two rows independent of each other: sent together, one round trip of the transaction
     // rather than two (a serialised SQLite write waits an event-loop turn for each).
@@ -405,20 +454,26 @@ export class PaymentSessionService {
     tx: Tx,
     session: SessionRecord,
     previous: SessionRecord | null,
+    actor: Actor | undefined,
   ): Promise<void> {
-    const { validationKey, ...transition } = transitionOf(session, previous);
+    const { validationKey, ...transition } = transitionOf(session, previous, actor);
     return this.sessions.addTransition(tx, validationKey, transition);
   }
 }
 
 /** The transition that produced `session` from `previous` (null: it was created). */
-function transitionOf(session: SessionRecord, previous: SessionRecord | null): NewTransition {
+function transitionOf(
+  session: SessionRecord,
+  previous: SessionRecord | null,
+  actor: Actor | undefined,
+): NewTransition {
   return {
     validationKey: session.validationKey,
     version: session.version,
     fromStatus: previous?.status ?? null,
     toStatus: session.status,
     detailedStatus: session.detailedStatus,
+    actor: actor ?? null,
   };
 }
 

@@ -13,10 +13,13 @@ import { PreparedReads } from '../database/prepared-reads.js';
 import type { Tx } from '../database/transactions.js';
 import { insertRows, insertUnlessDuplicate, managerOf } from '../database/typeorm-transactions.js';
 import { PaymentSession, PaymentSessionTransition } from './payment-session.entity.js';
+import { actorOf, storedActor, type Actor } from './actor.js';
 import {
   CallbackUrls,
+  ListedSession,
   NewTransition,
   PaymentSessionRepository,
+  SessionListQuery,
   SessionRecord,
   SessionUpdate,
   TransitionRecord,
@@ -47,6 +50,8 @@ const SESSION_COLUMNS: BatchColumn[] = [
   ...REPORT_COLUMNS,
   { name: 'version', type: 'integer' },
   { name: 'final_at', type: 'bigint' },
+  { name: 'created_by', type: 'text' },
+  { name: 'created_at_ms', type: 'bigint' },
 ];
 const UPDATE_COLUMNS: BatchColumn[] = [
   { name: 'validation_key', type: 'text' },
@@ -60,6 +65,7 @@ const TRANSITION_COLUMNS: BatchColumn[] = [
   { name: 'from_status', type: 'text' },
   { name: 'to_status', type: 'text' },
   { name: 'detailed_status', type: 'text' },
+  { name: 'actor', type: 'text' },
 ];
 
 @Injectable()
@@ -94,8 +100,14 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
     return row ? toRecord(row) : undefined;
   }
 
-  async insert(tx: Tx, session: SessionRecord): Promise<boolean> {
-    const row = { ...session, finalAt: finalAtOf(session.status, Date.now()) };
+  async insert(tx: Tx, session: SessionRecord, createdBy?: Actor): Promise<boolean> {
+    const now = Date.now();
+    const row = {
+      ...session,
+      finalAt: finalAtOf(session.status, now),
+      createdBy: storedActor(createdBy),
+      createdAtMs: now,
+    };
     return (await insertUnlessDuplicate(tx, PaymentSession, row)) !== undefined;
   }
 
@@ -126,7 +138,11 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
     validationKey: string,
     transition: Omit<TransitionRecord, 'at'>,
   ): Promise<void> {
-    await insertRows(tx, PaymentSessionTransition, { validationKey, ...transition });
+    await insertRows(tx, PaymentSessionTransition, {
+      validationKey,
+      ...transition,
+      actor: storedActor(transition.actor ?? undefined),
+    });
   }
 
   async findManyIn(tx: Tx, validationKeys: string[]): Promise<Map<string, SessionRecord>> {
@@ -141,8 +157,9 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
     );
   }
 
-  async insertMany(tx: Tx, sessions: SessionRecord[]): Promise<void> {
+  async insertMany(tx: Tx, sessions: SessionRecord[], createdBy?: Actor): Promise<void> {
     const now = Date.now();
+    const by = storedActor(createdBy);
     await insertBatch(
       tx,
       'payment_session',
@@ -153,6 +170,8 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
         ...reportValues(s),
         s.version,
         finalAtOf(s.status, now),
+        by,
+        now,
       ]),
     );
   }
@@ -192,6 +211,7 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
         t.fromStatus,
         t.toStatus,
         t.detailedStatus,
+        storedActor(t.actor ?? undefined),
       ]),
     );
   }
@@ -206,8 +226,40 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
       fromStatus: row.fromStatus,
       toStatus: row.toStatus,
       detailedStatus: row.detailedStatus,
+      actor: actorOf(row.actor),
       at: new Date(row.at),
     }));
+  }
+
+  async list(query: SessionListQuery): Promise<ListedSession[]> {
+    const select = this.dataSource
+      .getRepository(PaymentSession)
+      .createQueryBuilder('s')
+      .orderBy('s.created_at_ms', 'DESC')
+      .addOrderBy('s.validation_key', 'DESC')
+      .limit(query.limit);
+    if (query.merchantId !== undefined) {
+      select.andWhere('s.merchant_id = :merchantId', { merchantId: query.merchantId });
+    }
+    if (query.status !== undefined) select.andWhere('s.status = :status', { status: query.status });
+    if (query.createdFrom !== undefined) {
+      select.andWhere('s.created_at_ms >= :from', { from: query.createdFrom });
+    }
+    if (query.createdTo !== undefined) {
+      select.andWhere('s.created_at_ms < :to', { to: query.createdTo });
+    }
+    if (query.after) {
+      select.andWhere(
+        '(s.created_at_ms < :afterMs OR (s.created_at_ms = :afterMs AND s.validation_key < :afterKey))',
+        { afterMs: query.after.createdAtMs, afterKey: query.after.validationKey },
+      );
+    }
+    return (await select.getMany()).map(toListed);
+  }
+
+  async findListed(validationKey: string): Promise<ListedSession | undefined> {
+    const row = await this.dataSource.getRepository(PaymentSession).findOneBy({ validationKey });
+    return row ? toListed(row) : undefined;
   }
 
   async dueForErasure(
@@ -259,6 +311,14 @@ function reportValues(report: StoredReport & CallbackUrls): unknown[] {
     report.returnUrl,
     report.errorUrl,
   ];
+}
+
+function toListed(row: PaymentSession): ListedSession {
+  return {
+    ...toRecord(row),
+    createdAtMs: row.createdAtMs,
+    createdBy: actorOf(row.createdBy),
+  };
 }
 
 function toRecord(row: PaymentSession): SessionRecord {
