@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   IsDateString,
-  IsEmail,
+  isEmail,
   IsObject,
   IsOptional,
   IsString,
@@ -31,7 +31,7 @@ function Text(max: number): PropertyDecorator {
   return (target, key) => {
     IsString({ message: rule })(target, key);
     Length(1, max, { message: rule })(target, key);
-    Matches(/^\P{Cc}*$/u, { message: rule })(target, key);
+    Matches(/^[^\p{Cc}\p{Cs}]*$/u, { message: rule })(target, key);
     Trim()(target, key);
   };
 }
@@ -97,9 +97,19 @@ export class CheckoutClientDto {
   nationality: string;
 
   @ApiProperty({ example: 'ann@example.org', format: 'email', maxLength: 254 })
-  @IsString({ message: 'must be an email address' })
-  @Length(3, 254, { message: 'must be an email address' })
-  @IsEmail({}, { message: 'must be an email address' })
+  @ValidateBy({
+    name: 'isEmailAddress',
+    validator: {
+      // A lone surrogate is no text at all: validator.js's check would throw on it.
+      validate: (value: unknown) =>
+        typeof value === 'string' &&
+        value.length >= 3 &&
+        value.length <= 254 &&
+        !/\p{Cs}/u.test(value) &&
+        isEmail(value),
+      defaultMessage: () => 'must be an email address',
+    },
+  })
   @Trim()
   emailAddress: string;
 
