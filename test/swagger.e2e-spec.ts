@@ -52,7 +52,23 @@ const ROUTES: [string, string][] = [
   ['get', '/admin/audit-events'],
   ['get', '/admin/audit-events/verify'],
   ['get', '/metrics'],
+  ['post', '/api/gateway/init-iframe'],
+  ['get', '/widgets/sgpg.js'],
+  ['get', '/widgets/{script}'],
+  ['get', '/checkout/{token}'],
+  ['get', '/checkout/{token}/status'],
+  ['post', '/checkout/{token}/pair'],
+  ['post', '/checkout/{token}/outcome'],
+  ['post', '/checkout/{token}/cancel'],
+  ['get', '/checkout/assets/checkout.js'],
+  ['get', '/checkout/assets/checkout.css'],
+  ['get', '/admin/payment-sessions'],
+  ['get', '/admin/payment-sessions/{validationKey}'],
+  ['patch', '/admin/merchants/{id}'],
 ];
+
+/** Served at the host root even under CONTEXT_PATH (their path item has a server `/`). */
+const AT_HOST_ROOT = ['/widgets/sgpg.js'];
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 
@@ -256,7 +272,8 @@ describe('OpenAPI document (e2e)', () => {
   });
 
   it('documents the error envelope for 400, 401, 429 and 500 on every API and operator route', () => {
-    for (const [method, path] of ROUTES.filter(([, p]) => !p.startsWith('/health'))) {
+    const credentialed = (p: string) => /^\/(api|admin|metrics)/.test(p);
+    for (const [method, path] of ROUTES.filter(([, p]) => credentialed(p))) {
       const responses = operation(doc, method, path).responses;
       for (const status of ['400', '401', '429', '500']) {
         expect({ route: `${method} ${path}`, status, documented: status in responses }).toEqual({
@@ -373,6 +390,19 @@ describe('OpenAPI document (e2e)', () => {
         'listAuditEvents',
         'verifyAuditTrail',
         'getMetrics',
+        'initIframe',
+        'getWidgetScriptAtHostRoot',
+        'getWidgetScript',
+        'getCheckoutPage',
+        'getCheckoutState',
+        'chooseCheckoutPair',
+        'decideCheckoutOutcome',
+        'cancelCheckout',
+        'getCheckoutPageScript',
+        'getCheckoutPageStylesheet',
+        'listPaymentSessions',
+        'getPaymentSession',
+        'updateMerchant',
       ].sort(),
     );
     const canonical = operation(doc, 'get', CATALOG_PATHS[0]);
@@ -563,10 +593,22 @@ describe('OpenAPI document under CONTEXT_PATH (e2e)', () => {
     // The prefix is in `servers`, never in the paths.
     expect(doc.servers).toEqual([expect.objectContaining({ url: '/pegasus-ci' })]);
     const base = doc.servers[0].url;
-    const effective = Object.keys(doc.paths).map((path) => `${base}${path}`);
-    expect(effective.sort()).toEqual(
-      [...new Set(ROUTES.map(([, path]) => `/pegasus-ci${path}`))].sort(),
+    const effective = Object.entries<any>(doc.paths).map(
+      ([path, item]) => `${item.servers?.[0]?.url === '/' ? '' : base}${path}`,
     );
+    expect(effective.sort()).toEqual(
+      [
+        ...new Set(
+          ROUTES.map(([, path]) => (AT_HOST_ROOT.includes(path) ? path : `/pegasus-ci${path}`)),
+        ),
+      ].sort(),
+    );
+    // And they answer there: the widget at the host root and below the prefix.
+    for (const url of [`${origin}/widgets/sgpg.js`, `${origin}/pegasus-ci/widgets/sgpg.js`]) {
+      const script = await http(url);
+      expect(script.status).toBe(200);
+      expect(script.text).toContain('"/pegasus-ci"');
+    }
   });
 
   it('quotes the configured catalog cache lifetime, as the catalog answers it', async () => {

@@ -73,6 +73,8 @@ export class CheckoutPageController {
   @Endpoint({
     operationId: 'getCheckoutPageScript',
     summary: "The checkout page's script (JavaScript)",
+    description:
+      "Sends the page's actions with its nonce, follows the payment while it is open, and tells the widget how it ended (postMessage to the origin the page was opened for).",
     access: 'public',
     responses: [assetResponse('text/javascript', '(function () { … })();')],
     errors: [],
@@ -85,6 +87,7 @@ export class CheckoutPageController {
   @Endpoint({
     operationId: 'getCheckoutPageStylesheet',
     summary: "The checkout page's stylesheet (CSS)",
+    description: 'Readable from 320 px wide, text contrast at least 7:1, a visible focus ring.',
     access: 'public',
     responses: [assetResponse('text/css', 'main { max-width: 32rem; }')],
     errors: [],
@@ -135,6 +138,8 @@ export class CheckoutPageController {
   @Endpoint({
     operationId: 'getCheckoutState',
     summary: 'Where a checkout stands (polled by its page)',
+    description:
+      "The session's status, the page's stage and, once the payment ended, the widget callback it calls. Changes nothing.",
     access: 'public',
     envelope: { kind: 'payload' },
     params: [TOKEN_PARAM],
@@ -154,6 +159,8 @@ export class CheckoutPageController {
   @Endpoint({
     operationId: 'chooseCheckoutPair',
     summary: 'The customer chooses a pair (page action)',
+    description:
+      "One of the pairs the page offers (enabled in the catalog for the customer's country). Needs the page's nonce, which it spends.",
     access: 'public',
     envelope: { kind: 'payload' },
     params: [TOKEN_PARAM],
@@ -241,6 +248,8 @@ export class CheckoutPageController {
   @Endpoint({
     operationId: 'cancelCheckout',
     summary: 'The customer cancels (page action): NOT_COMPLETED, ABANDONED_BY_USER',
+    description:
+      "Through the state machine, with the callback to errorUrl (or returnUrl). Needs the page's nonce, which it spends.",
     access: 'public',
     envelope: { kind: 'payload' },
     params: [TOKEN_PARAM],
