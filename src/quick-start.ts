@@ -66,12 +66,18 @@ await runCommand(
       baseConfig.adminToken
         ? '  Operator API: Authorization: Bearer <your ADMIN_TOKEN>'
         : `  Operator API: Authorization: Bearer ${adminToken}   (this run only; set ADMIN_TOKEN to choose)`,
+      `  Checkout:     POST ${url}/api/gateway/init-iframe, then ${url}/widgets/sgpg.js (docs/checkout.md)${config.checkout.sandbox ? '; the page lets you choose each outcome' : ''}`,
       `  Try:          curl ${config.authMode === 'none' ? '' : `-H 'key: ${demoKey.key ?? '<your key>'}' `}${url}/api/crypto-currency-protocol-processors?countryCode=IE`,
       '',
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   },
-  hostGiven ? process.env : { ...process.env, HOST: SANDBOX_HOST },
+  {
+    ...process.env,
+    ...(hostGiven ? {} : { HOST: SANDBOX_HOST }),
+    // The sandbox's checkout page lets the tester choose each payment's outcome.
+    CHECKOUT_SANDBOX: process.env.CHECKOUT_SANDBOX ?? 'true',
+  },
 );
 
 /**
