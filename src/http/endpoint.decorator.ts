@@ -50,6 +50,11 @@ export interface DeclaredAccess {
   action: string;
   /** The status the route answers with when all goes well. */
   status: number;
+  /**
+   * The route reads or writes the database: every merchant and operator route, and a public one
+   * that declares SERVICE_UNAVAILABLE among its errors.
+   */
+  usesDatabase?: boolean;
 }
 export const ACCESS = 'access';
 
@@ -247,6 +252,7 @@ export function Endpoint(options: EndpointOptions): MethodDecorator {
     role: options.role,
     action: options.operationId,
     status: successStatus(options.responses),
+    usesDatabase: options.access !== 'public' || errors.includes('SERVICE_UNAVAILABLE'),
   };
   return applyDecorators(
     SetMetadata(ACCESS, declared),
