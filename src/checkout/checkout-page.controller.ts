@@ -13,7 +13,7 @@ import { ApiTags } from '@nestjs/swagger';
 import type { ErrorCode } from '../common/errors/error-catalog.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
 import { CHECKOUT_REFUSALS_LIMIT, CHECKOUT_REFUSALS_WINDOW_SECONDS } from './checkout-refusals.js';
-import { CHECKOUT_PATH, CheckoutPages, assetResponse } from './checkout-pages.js';
+import { CHECKOUT_PATH, CheckoutPages } from './checkout-pages.js';
 import { CheckoutService, type CheckoutState } from './checkout.service.js';
 import { ClientAddress } from './client-address.js';
 import {
@@ -24,7 +24,7 @@ import {
   PageActionDto,
   SandboxOutcomeDto,
 } from './dto/checkout-page.dto.js';
-import type { WebAnswer } from './web-answer.js';
+import { assetResponse, htmlResponse, type WebAnswer } from './web-answer.js';
 import { WebAnswerInterceptor } from './web-answer.interceptor.js';
 
 const TOKEN_PARAM = {
@@ -109,18 +109,7 @@ export class CheckoutPageController {
       'or the payment ended the page says so.',
     access: 'public',
     params: [TOKEN_PARAM],
-    responses: [
-      {
-        status: 200,
-        description: 'The page.',
-        content: {
-          'text/html': {
-            schema: { type: 'string' },
-            example: '<!doctype html><html lang="en">…</html>',
-          },
-        },
-      },
-    ],
+    responses: [htmlResponse('The page.')],
     errors: PAGE_ERRORS,
     errorNotes: { NOT_FOUND: 'No checkout has this token.', RATE_LIMITED: REFUSALS_NOTE },
   })

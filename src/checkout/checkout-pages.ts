@@ -1,14 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import Handlebars from 'handlebars';
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { presentationAmount, type StoredMoney } from '../common/money.js';
-import { strongEtag } from '../common/http/response.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ABANDONED_BY_USER, EXPIRED, FAILURE_REASON_CODES } from './checkout-outcomes.js';
 import type { CheckoutView } from './checkout.service.js';
 import { PAGE_LANGUAGES, pageLanguage, type PageMessages } from './messages.js';
-import type { WebAnswer } from './web-answer.js';
+import {
+  SCRIPT_TYPE,
+  STYLESHEET_TYPE,
+  pageAnswer,
+  pageFile,
+  staticAnswer,
+  type WebAnswer,
+} from './web-answer.js';
 
 /** Where the checkout's page, script and stylesheet are served, below CONTEXT_PATH. */
 export const CHECKOUT_PATH = 'checkout';
@@ -16,49 +20,10 @@ export const CHECKOUT_ASSETS_PATH = `${CHECKOUT_PATH}/assets`;
 /** Where integrations load the widget from: below CONTEXT_PATH, and at the host's root. */
 export const WIDGET_PATH = 'widgets/sgpg.js';
 
-/** How long browsers may keep the script and stylesheets before asking again (with an ETag). */
-const ASSET_MAX_AGE_SECONDS = 300;
-
-/** Headers every answer gets (RequestContext) that a page framed by other origins must not carry. */
-const FRAMING_HEADERS = ['X-Frame-Options'];
-
-/** How the document describes a script or stylesheet answer: cacheable, with an ETag. */
-export function assetResponse(type: string, example: string) {
-  return {
-    status: 200,
-    description: `The file; \`If-None-Match\` with its ETag answers 304 Not Modified.`,
-    headers: {
-      ETag: { description: 'Strong tag of the bytes.', required: true, schema: { type: 'string' } },
-      'Cache-Control': {
-        description: `Browsers may keep it ${ASSET_MAX_AGE_SECONDS} s.`,
-        required: true,
-        schema: { type: 'string' },
-      },
-    },
-    content: { [type]: { schema: { type: 'string' }, example } },
-  };
-}
-
 /** The checkout's browser files, as served. */
 export type AssetName = 'checkout.js' | 'checkout.css';
 
-function file(folder: 'views' | 'public', name: string): string {
-  return readFileSync(fileURLToPath(new URL(`./${folder}/${name}`, import.meta.url)), 'utf8');
-}
-
-function staticAnswer(body: string, contentType: string, crossOrigin: boolean): WebAnswer {
-  return {
-    kind: 'web',
-    body,
-    etag: strongEtag(body),
-    headers: {
-      'Content-Type': contentType,
-      'Cache-Control': `public, max-age=${ASSET_MAX_AGE_SECONDS}`,
-      // The widget is loaded by merchants' pages, from their own origins.
-      ...(crossOrigin ? { 'Cross-Origin-Resource-Policy': 'cross-origin' } : {}),
-    },
-  };
-}
+const file = (folder: 'views' | 'public', name: string) => pageFile(import.meta.url, folder, name);
 
 /**
  * The checkout page, rendered by Handlebars from `views/checkout.hbs` (every value is escaped by
@@ -77,20 +42,12 @@ export class CheckoutPages {
     this.template = Handlebars.create().compile(file('views', 'checkout.hbs'));
     this.widget = staticAnswer(
       file('public', 'widget.js').replace("'__CHECKOUT_BASE__'", JSON.stringify(this.base)),
-      'text/javascript; charset=utf-8',
+      SCRIPT_TYPE,
       true,
     );
     this.assets = {
-      'checkout.js': staticAnswer(
-        file('public', 'checkout.js'),
-        'text/javascript; charset=utf-8',
-        false,
-      ),
-      'checkout.css': staticAnswer(
-        file('public', 'checkout.css'),
-        'text/css; charset=utf-8',
-        false,
-      ),
+      'checkout.js': staticAnswer(file('public', 'checkout.js'), SCRIPT_TYPE),
+      'checkout.css': staticAnswer(file('public', 'checkout.css'), STYLESHEET_TYPE),
     };
   }
 
@@ -128,26 +85,7 @@ export class CheckoutPages {
       detailedStatus: view.ended?.detailedStatus ?? '',
       endedMessage: view.ended ? endedMessage(view.ended, t) : '',
     });
-    const ancestors = view.frameAncestors.length > 0 ? view.frameAncestors.join(' ') : "'none'";
-    return {
-      kind: 'web',
-      body: html,
-      withoutHeaders: FRAMING_HEADERS,
-      headers: {
-        'Content-Type': 'text/html; charset=utf-8',
-        'Cache-Control': 'no-store',
-        'Content-Security-Policy': [
-          "default-src 'none'",
-          "script-src 'self'",
-          "style-src 'self'",
-          "img-src 'self'",
-          "connect-src 'self'",
-          "form-action 'self'",
-          "base-uri 'none'",
-          `frame-ancestors ${ancestors}`,
-        ].join('; '),
-      },
-    };
+    return pageAnswer(html, { frameAncestors: view.frameAncestors });
   }
 }
 

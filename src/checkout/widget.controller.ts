@@ -2,8 +2,8 @@ import { Controller, Get, Param, RequestMethod, UseInterceptors } from '@nestjs/
 import { ApiExtension, ApiTags } from '@nestjs/swagger';
 import { ApiError } from '../common/errors/api-error.js';
 import { AT_HOST_ROOT_EXTENSION, Endpoint } from '../http/endpoint.decorator.js';
-import { WIDGET_PATH, CheckoutPages, assetResponse } from './checkout-pages.js';
-import type { WebAnswer } from './web-answer.js';
+import { WIDGET_PATH, CheckoutPages } from './checkout-pages.js';
+import { assetResponse, type WebAnswer } from './web-answer.js';
 import { WebAnswerInterceptor } from './web-answer.interceptor.js';
 
 const WIDGET_FILE = WIDGET_PATH.split('/')[1];
