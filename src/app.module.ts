@@ -33,6 +33,7 @@ import { MetricsModule } from './metrics/metrics.module.js';
 import { OperatorsModule } from './operators/operators.module.js';
 import { PaymentStatusModule } from './payment-status/payment-status.module.js';
 import { RateLimitsModule } from './rate-limits/rate-limits.module.js';
+import { SandboxModule } from './sandbox/sandbox.module.js';
 import { SeedingModule } from './seeding/seeding.module.js';
 
 /**
@@ -65,6 +66,8 @@ export class AppModule implements NestModule {
         AdminModule,
         SeedingModule,
         MetricsModule,
+        // The sandbox's home page and demo shop: never in production (loadConfig refuses it).
+        ...(config.checkout.sandbox ? [SandboxModule] : []),
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },

@@ -69,6 +69,16 @@ const ROUTES: [string, string][] = [
 
 /** Served at the host root even under CONTEXT_PATH (their path item has a server `/`). */
 const AT_HOST_ROOT = ['/widgets/sgpg.js'];
+/** The sandbox's routes (CHECKOUT_SANDBOX=true only): its home page and demo shop. */
+const SANDBOX_ROUTES: [string, string][] = [
+  ['get', '/'],
+  ['get', '/demo'],
+  ['get', '/demo/assets/demo.js'],
+  ['get', '/demo/assets/sandbox.css'],
+  ['post', '/demo/payments'],
+  ['get', '/demo/payments/{validationKey}'],
+  ['post', '/demo/callbacks/{kind}'],
+];
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 
@@ -80,6 +90,29 @@ const DEMO = JSON.parse(readFileSync('seeds/demo.json', 'utf8'));
  * published under a licence, so its licence object has a name and no URL.
  */
 const ACCEPTED_LINT_WARNINGS = ['info-license-strict'];
+
+/** Errors, and warnings other than the accepted ones, of the redocly `recommended` ruleset. */
+async function redoclyFindings(doc: Doc): Promise<string[]> {
+  const problems = await lintFromString({
+    source: JSON.stringify(doc),
+    absoluteRef: 'docs-json.json',
+    config: await createConfig({ extends: ['recommended'] }),
+  });
+  return problems
+    .filter((p) => p.severity === 'error' || !ACCEPTED_LINT_WARNINGS.includes(p.ruleId))
+    .map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
+}
+
+/** Findings of the Spectral `spectral:oas` ruleset. */
+async function spectralFindings(doc: Doc): Promise<string[]> {
+  const { Spectral, Document } = spectralCore;
+  const spectral = new Spectral();
+  spectral.setRuleset({ extends: [[spectralRulesets.oas as RulesetDefinition, 'recommended']] });
+  const results = await spectral.run(
+    new Document(JSON.stringify(doc), spectralParsers.Json, 'docs-json.json'),
+  );
+  return results.map((r) => `${r.code}: ${r.message} at ${r.path.join('.')}`);
+}
 
 /** Every operation of the document, with its path and method. */
 function operations(doc: Doc): { path: string; method: string; op: any }[] {
@@ -329,28 +362,11 @@ describe('OpenAPI document (e2e)', () => {
   });
 
   it('has zero errors from the redocly `recommended` ruleset (what `redocly lint` runs)', async () => {
-    const problems = await lintFromString({
-      source: JSON.stringify(doc),
-      absoluteRef: 'docs-json.json',
-      config: await createConfig({ extends: ['recommended'] }),
-    });
-    const shown = problems.map(
-      (p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`,
-    );
-    expect(shown.filter((line) => line.startsWith('error'))).toEqual([]);
-    expect(
-      problems.filter((p) => !ACCEPTED_LINT_WARNINGS.includes(p.ruleId)).map((p) => p.ruleId),
-    ).toEqual([]);
+    expect(await redoclyFindings(doc)).toEqual([]);
   });
 
   it('has no finding from the Spectral `spectral:oas` ruleset', async () => {
-    const { Spectral, Document } = spectralCore;
-    const spectral = new Spectral();
-    spectral.setRuleset({ extends: [[spectralRulesets.oas as RulesetDefinition, 'recommended']] });
-    const results = await spectral.run(
-      new Document(JSON.stringify(doc), spectralParsers.Json, 'docs-json.json'),
-    );
-    expect(results.map((r) => `${r.code}: ${r.message} at ${r.path.join('.')}`)).toEqual([]);
+    expect(await spectralFindings(doc)).toEqual([]);
   });
 
   it('describes each group of operations in the top-level tags, and no other group', () => {
@@ -571,6 +587,36 @@ describe('OpenAPI document (e2e)', () => {
       const r = await http(new URL(asset, t.url + '/docs').toString());
       expect({ asset, status: r.status }).toEqual({ asset, status: 200 });
     }
+  });
+});
+
+describe('OpenAPI document of the sandbox (e2e)', () => {
+  let t: TestApp;
+  let doc: Doc;
+
+  beforeAll(async () => {
+    t = await startTestApp({ CHECKOUT_SANDBOX: 'true' });
+    doc = (await http(t.url + '/docs-json')).body;
+  });
+  afterAll(() => t.close());
+
+  it('documents the sandbox routes beside those of the contract, in a group of their own', async () => {
+    await expect(SwaggerParser.validate(structuredClone(doc))).resolves.toBeDefined();
+    const documented = operations(doc).map(({ method, path }) => `${method} ${path}`);
+    expect(documented.sort()).toEqual(
+      [...ROUTES, ...SANDBOX_ROUTES].map(([m, p]) => `${m} ${p}`).sort(),
+    );
+    const sandbox = operations(doc).filter(({ op }) => op.tags.includes('Sandbox'));
+    expect(sandbox.map(({ method, path }) => [method, path]).sort()).toEqual(
+      [...SANDBOX_ROUTES].sort(),
+    );
+    const used = new Set(operations(doc).flatMap(({ op }) => op.tags ?? []));
+    expect(doc.tags.map((tag: any) => tag.name).sort()).toEqual([...used].sort());
+  });
+
+  it('lints as cleanly as the production document (redocly, Spectral)', async () => {
+    expect(await redoclyFindings(doc)).toEqual([]);
+    expect(await spectralFindings(doc)).toEqual([]);
   });
 });
 

@@ -72,8 +72,11 @@ export interface Envelope {
 }
 export const ENVELOPE = 'envelope';
 
-/** `true`: the route reads a JSON body. `'ignored'`: its method may carry one it does not use. */
-export type BodyUse = true | 'ignored';
+/**
+ * `true`: the route reads a JSON body. `'text'`: it reads one and keeps its exact text too (a
+ * signature covers the bytes). `'ignored'`: its method may carry one it does not use.
+ */
+export type BodyUse = true | 'text' | 'ignored';
 export const BODY = 'body';
 
 /** Headers the document declares on requests and answers. */
@@ -214,8 +217,9 @@ export interface EndpointDetails {
   /** Request headers of this route (`api-version` and `x-request-id` are declared everywhere). */
   headers?: { name: string; description: string }[];
   /**
-   * `true`: the route reads a JSON body, and any other content type is a 415. `'ignored'`: its
-   * method may carry a body that it does not use; a JSON one is read all the same.
+   * `true`: the route reads a JSON body, and any other content type is a 415; `'text'` the same,
+   * keeping its exact text. `'ignored'`: its method may carry a body that it does not use; a JSON
+   * one is read all the same.
    */
   body?: BodyUse;
   /** The body's schema and one valid example per case, offered by "Try it out". */
@@ -239,7 +243,7 @@ export function Endpoint(options: EndpointOptions): MethodDecorator {
         : [];
   const errors = [
     ...(options.errors ?? []),
-    ...(options.body === true
+    ...(options.body === true || options.body === 'text'
       ? BODY_ERRORS
       : options.body === 'ignored'
         ? IGNORED_BODY_ERRORS

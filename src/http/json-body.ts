@@ -31,6 +31,13 @@ export function isJsonType(request: IncomingMessage): boolean {
  * A leading byte order mark is skipped.
  */
 export async function readJsonBody(request: IncomingMessage): Promise<Record<string, unknown>> {
+  return (await readJsonBodyText(request)).value;
+}
+
+/** readJsonBody, and the body's text as it came (for a signature over its exact bytes). */
+export async function readJsonBodyText(
+  request: IncomingMessage,
+): Promise<{ text: string; value: Record<string, unknown> }> {
   if (!hasBody(request)) throw notAnObject();
   const type = headerValue(request.headers, 'content-type') ?? '';
   if (!JSON_TYPE.test(type)) throw new ApiError('UNSUPPORTED_MEDIA_TYPE');
@@ -58,7 +65,7 @@ export async function readJsonBody(request: IncomingMessage): Promise<Record<str
     });
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw notAnObject();
-  return value as Record<string, unknown>;
+  return { text, value: value as Record<string, unknown> };
 }
 
 function notAnObject(): ApiError {

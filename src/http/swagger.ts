@@ -124,8 +124,17 @@ export class DocsMount implements OnModuleInit {
   }
 }
 
-/** What the decorators cannot say: aliases, explicit "no security", this deployment's settings. */
+/**
+ * What the decorators cannot say: aliases, explicit "no security", this deployment's settings,
+ * only the groups it serves.
+ */
 function finishDocument(document: OpenAPIObject, config: AppConfig): void {
+  const used = new Set(
+    Object.values(document.paths).flatMap((item: PathItemObject) =>
+      HTTP_METHODS.flatMap((method) => item[method]?.tags ?? []),
+    ),
+  );
+  document.tags = document.tags?.filter((tag) => used.has(tag.name));
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of HTTP_METHODS) {
       const operation = item[method];

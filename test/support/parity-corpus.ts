@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { publishedDemoMerchant } from '../../src/sandbox/demo-merchant.js';
 import { ADMIN_TOKEN, successfulResponse } from './test-app.js';
 
 /**
@@ -59,6 +60,8 @@ export const PARITY_SEED = {
   merchants: [
     { id: 'parity', name: 'Parity', apiKeys: [PARITY_MERCHANT_KEY] },
     { id: 'other', name: 'Other', apiKeys: [PARITY_OTHER_KEY] },
+    // The sandbox's demo shop pays with the published demo key.
+    { id: 'demo', name: 'Demo', apiKeys: [publishedDemoMerchant().apiKey] },
   ],
   paymentSessions: [
     {
@@ -432,7 +435,73 @@ export function parityCorpus(): CorpusRequest[] {
   );
   add('delete pair bad id', 'DELETE', '/admin/crypto-pairs/1.5', OPERATOR);
   checkoutCorpus(corpus);
+  sandboxCorpus(corpus);
   return corpus;
+}
+
+/** The sandbox's home page and demo shop (the parity apps run the sandbox). */
+function sandboxCorpus(corpus: CorpusRequest[]): void {
+  const add = (entry: Omit<CorpusRequest, 'headers'> & { headers?: Record<string, string> }) =>
+    corpus.push({ headers: {}, ...entry });
+  for (const path of ['/', '/demo', '/demo/assets/demo.js', '/demo/assets/sandbox.css']) {
+    add({ label: `sandbox ${path}`, method: 'GET', path, compareText: true });
+    add({ label: `sandbox ${path}, HEAD`, method: 'HEAD', path });
+    add({ label: `sandbox ${path}, POST`, method: 'POST', path });
+  }
+  for (const [spelling, path] of spellings('/demo')) {
+    add({ label: `demo shop, ${spelling}`, method: 'GET', path });
+  }
+  add({ label: 'sandbox asset unknown', method: 'GET', path: '/demo/assets/other.js' });
+  const order = { amount: '10.00', currency: 'EUR', description: 'Tea', countryCode: 'IE' };
+  for (const [name, headers, body] of bodyCases(order)) {
+    add({
+      label: `demo payment, body ${name}`,
+      method: 'POST',
+      path: '/demo/payments',
+      headers,
+      body,
+    });
+  }
+  for (const [name, body] of [
+    ['amount refused by init-iframe', { ...order, amount: '0' }],
+    ['amount a number', { ...order, amount: 10 }],
+    ['no description', { ...order, description: undefined }],
+    ['long description', { ...order, description: 'd'.repeat(101) }],
+    ['no pair for the country', { ...order, countryCode: 'US' }],
+  ] as const) {
+    add({
+      label: `demo payment, ${name}`,
+      method: 'POST',
+      path: '/demo/payments',
+      headers: JSON_TYPE,
+      body: JSON.stringify(body),
+    });
+  }
+  for (const key of ['vk_demo_unknownkey12', 'vk_other', 'vk_demo_', 'vk_demo_%zz']) {
+    add({ label: `demo payment ${key}`, method: 'GET', path: `/demo/payments/${key}` });
+  }
+  const callback = { status: 'FAILED', validationKey: 'vk_demo_unknownkey12' };
+  for (const [name, headers, body] of bodyCases(callback)) {
+    add({
+      label: `demo callback, body ${name}`,
+      method: 'POST',
+      path: '/demo/callbacks/error',
+      headers: {
+        ...headers,
+        'webhook-id': 'msg_parity',
+        'webhook-timestamp': '1700000000',
+        'webhook-signature': 'v1,AAAA',
+      },
+      body,
+    });
+  }
+  add({
+    label: 'demo callback, unknown kind',
+    method: 'POST',
+    path: '/demo/callbacks/elsewhere',
+    headers: JSON_TYPE,
+    body: '{}',
+  });
 }
 
 /** Shaped like a checkout token, opening nothing. */
@@ -801,8 +870,11 @@ function filled(text: string, captured: Captured): string {
 }
 
 /** A page's text with this platform's captured values and the page's nonce masked. */
-function maskedText(text: string, captured: Captured): string {
-  let masked = text.replace(/data-nonce="[^"]*"/g, 'data-nonce="<nonce>"');
+function maskedText(text: string, captured: Captured, origin: string): string {
+  let masked = text
+    .replace(/data-nonce="[^"]*"/g, 'data-nonce="<nonce>"')
+    .split(origin)
+    .join('<origin>');
   for (const [name, value] of captured) masked = masked.split(value).join(`{{${name}}}`);
   return masked;
 }
@@ -816,7 +888,7 @@ export function sendCorpusRequest(
   entry: CorpusRequest,
   captured: Captured = new Map(),
 ): Promise<CorpusAnswer> {
-  const { hostname, port, pathname } = new URL(baseUrl);
+  const { hostname, port, pathname, origin } = new URL(baseUrl);
   const prefix = pathname === '/' ? '' : pathname;
   const body = entry.body === undefined ? undefined : filled(entry.body, captured);
   return new Promise((resolve, reject) => {
@@ -842,10 +914,10 @@ export function sendCorpusRequest(
             const errors = (parsed as { errors?: { errorCode?: string }[] } | undefined)?.errors;
             answer.errorCodes = errors?.map((e) => String(e.errorCode));
           } else if (parsed !== undefined && entry.method !== 'HEAD') {
-            answer.body = masked(parsed);
+            answer.body = masked(parsed, origin);
           } else if (entry.compareText && status < 300) {
             answer.contentType = response.headers['content-type'];
-            answer.text = maskedText(text, captured);
+            answer.text = maskedText(text, captured, origin);
           }
           capture(entry, status, parsed, text, captured);
           resolve(answer);
@@ -883,18 +955,26 @@ function parseJson(text: string): unknown {
 }
 
 const VOLATILE =
-  /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d{4}-\d\d-\d\dT[\d:.]+Z|gw_[\w-]+|whsec_[\w+/=]+|ct_[\w-]{43})$/;
+  /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\d{4}-\d\d-\d\dT[\d:.]+Z|gw_[\w-]+|whsec_[\w+/=]+|ct_[\w-]{43}|vk_demo_[\w-]{12}|order-[0-9a-z]+-\d+)$/;
 
-/** Ids, times, keys and secrets differ between two databases; everything else must not. */
-function masked(value: unknown): unknown {
-  if (typeof value === 'string') return VOLATILE.test(value) ? '<volatile>' : value;
-  if (Array.isArray(value)) return value.map(masked);
+/**
+ * Ids, times, keys and secrets differ between two databases, and so do the demo shop's keys and
+ * orders it makes up; everything else must not.
+ */
+function masked(value: unknown, origin: string): unknown {
+  if (typeof value === 'string') {
+    // The platforms listen on ports of their own (the demo shop's callback URLs name it).
+    return VOLATILE.test(value) ? '<volatile>' : value.split(origin).join('<origin>');
+  }
+  if (Array.isArray(value)) return value.map((item) => masked(item, origin));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       // The OpenAPI document and metrics differ only in what they count and where they run.
       // A cursor carries the time its session was created.
-      out[k] = ['last4', 'responseTime', 'nextCursor'].includes(k) ? '<volatile>' : masked(v);
+      out[k] = ['last4', 'responseTime', 'nextCursor'].includes(k)
+        ? '<volatile>'
+        : masked(v, origin);
     }
     return out;
   }
