@@ -25,8 +25,10 @@
     return message;
   }
 
+  // The body's own height: the document's scroll height is never less than the frame's, so a
+  // page that got shorter (the payment ended) would keep its frame at the taller height.
   function resize() {
-    post({ type: 'sgpg:resize', height: document.documentElement.scrollHeight });
+    post({ type: 'sgpg:resize', height: document.body.offsetHeight });
   }
 
   // The widget says hello once the frame has loaded; only its window, at the checked origin, is
