@@ -21,34 +21,74 @@
     announce.textContent = text;
   }
 
-  /** One step of the flow in the log: a heading, and what was sent or received. */
-  function step(name, title, detail) {
+  function block(text) {
+    var pre = document.createElement('pre');
+    pre.className = 'code';
+    var code = document.createElement('code');
+    code.textContent = typeof text === 'string' ? text : JSON.stringify(text);
+    pre.appendChild(code);
+    return pre;
+  }
+
+  /**
+   * One step of the flow in the log: a heading, what it comes to, and (folded) the whole of what
+   * was sent and received.
+   */
+  function step(name, title, shown, whole, wholeLabel) {
     var item = document.createElement('li');
     item.className = 'step';
     item.setAttribute('data-step', name);
     var heading = document.createElement('h3');
     heading.textContent = title;
     item.appendChild(heading);
-    if (detail !== undefined) {
-      var pre = document.createElement('pre');
-      pre.className = 'code';
-      var code = document.createElement('code');
-      code.textContent = typeof detail === 'string' ? detail : JSON.stringify(detail, null, 2);
-      pre.appendChild(code);
-      item.appendChild(pre);
+    if (shown !== undefined) item.appendChild(block(shown));
+    if (whole !== undefined) {
+      var details = document.createElement('details');
+      var summary = document.createElement('summary');
+      summary.textContent = wholeLabel || 'The request and the answer, in full';
+      details.appendChild(summary);
+      details.appendChild(block(whole));
+      item.appendChild(details);
     }
     log.appendChild(item);
     empty.hidden = true;
   }
 
-  /** An exchange of the shop's server with the gateway, as HTTP reads. */
-  function exchange(x) {
+  /** The request line, its headers, and the answer's status. */
+  function request(x) {
     var lines = [x.method + ' ' + base + x.path];
     Object.keys(x.headers).forEach(function (name) {
       lines.push(name + ': ' + x.headers[name]);
     });
-    if (x.requestBody) lines.push('', JSON.stringify(x.requestBody, null, 2));
-    lines.push('', 'HTTP ' + x.status, JSON.stringify(x.responseBody, null, 2));
+    return lines.join('\n') + '\n\n→ HTTP ' + x.status;
+  }
+
+  /** An error envelope's entries, one a line. */
+  function errors(body) {
+    return ((body && body.errors) || [])
+      .map(function (e) {
+        return e.errorCode + (e.field ? ' ' + e.field : '') + ': ' + e.message;
+      })
+      .join('\n');
+  }
+
+  /** How a payment ended, in a line: its status and why. */
+  function outcome(element) {
+    return ['status', 'detailedStatus', 'errorMessage']
+      .filter(function (name) {
+        return element[name] !== undefined;
+      })
+      .map(function (name) {
+        return name + ': ' + element[name];
+      })
+      .join(', ');
+  }
+
+  /** An exchange of the shop's server with the gateway, as HTTP reads, bodies included. */
+  function exchange(x) {
+    var lines = [request(x)];
+    if (x.requestBody) lines.push('', 'Request body:', JSON.stringify(x.requestBody, null, 2));
+    lines.push('', 'Answer:', JSON.stringify(x.responseBody, null, 2));
     return lines.join('\n');
   }
 
@@ -87,15 +127,24 @@
       .then(function (answer) {
         if (payment !== current) return;
         if (!answer.ok) {
-          step('error', 'The shop refused the order (HTTP ' + answer.status + ')', answer.body);
+          step(
+            'error',
+            'The shop refused the order (HTTP ' + answer.status + ')',
+            errors(answer.body),
+          );
           say('The shop refused the order.');
           return;
         }
         var started = answer.body.payload[0];
+        var x = started.initIframe;
         step(
           'init-iframe',
-          "Shop's server → gateway: init-iframe answered " + started.initIframe.status,
-          exchange(started.initIframe),
+          "Shop's server → gateway: init-iframe answered " + x.status,
+          request(x) +
+            (started.initializationToken
+              ? ', initializationToken ' + started.initializationToken
+              : '\n' + errors(x.responseBody)),
+          exchange(x),
         );
         if (!started.initializationToken) {
           say('The gateway refused the payment: see its answer.');
@@ -159,26 +208,40 @@
           return;
         }
         if (!found) {
-          step('error', 'The shop lost the payment (HTTP ' + answer.status + ')', answer.body);
+          step(
+            'error',
+            'The shop lost the payment (HTTP ' + answer.status + ')',
+            errors(answer.body),
+          );
           return;
         }
         found.callbacks.forEach(function (callback) {
           step(
             'callback',
             'Gateway → shop: callback to its ' + callback.kind + 'Url, signature verified',
-            'webhook-id: ' +
+            'POST ' +
+              base +
+              '/demo/callbacks/' +
+              callback.kind +
+              '\nwebhook-id: ' +
               callback.webhookId +
               '\nsigned at: ' +
               callback.signedAt +
-              "\nsignature: verified with the demo merchant's secret (standardwebhooks)\n\n" +
-              JSON.stringify(callback.body, null, 2),
+              "\nsignature: verified with the demo merchant's secret (standardwebhooks)" +
+              '\n\n' +
+              outcome(callback.body),
+            JSON.stringify(callback.body, null, 2),
+            'The body, in full',
           );
         });
-        if (found.callbacks.length === 0) step('error', 'No callback has come yet.');
+        if (found.callbacks.length === 0) step('error', 'No callback came in time.');
+        var lookup = found.statusLookup;
+        var element = lookup.responseBody && lookup.responseBody.payload;
         step(
           'status',
-          "Shop's server → gateway: the status lookup answered " + found.statusLookup.status,
-          exchange(found.statusLookup),
+          "Shop's server → gateway: the status lookup answered " + lookup.status,
+          request(lookup) + '\n' + (element ? outcome(element[0]) : errors(lookup.responseBody)),
+          exchange(lookup),
         );
         say('The callback came and the status lookup answered: see What happened.');
       })
