@@ -47,7 +47,7 @@ export class SandboxPagesController {
     errors: [],
   })
   demoPage(@ShopAddressOfRequest() at: ShopAddress): WebAnswer {
-    return this.pages.demoPage(at.browser ? undefined : `${at.local}${this.pages.demoPath}`);
+    return this.pages.demoPage(at);
   }
 
   @Get(`${SANDBOX_ASSETS_PATH}/demo.js`)

@@ -9,6 +9,7 @@ import {
   staticAnswer,
   type WebAnswer,
 } from '../checkout/web-answer.js';
+import type { ShopAddress } from './shop-address.js';
 
 /** Where the demo shop is served, below CONTEXT_PATH; its script and stylesheet below it. */
 export const DEMO_PATH = 'demo';
@@ -55,9 +56,8 @@ export class SandboxPages {
   private readonly home: Handlebars.TemplateDelegate;
   private readonly demo: Handlebars.TemplateDelegate;
   private readonly base: string;
+  private readonly demoPath: string;
   readonly assets: Record<SandboxAssetName, WebAnswer>;
-  /** The demo shop's path, CONTEXT_PATH included. */
-  readonly demoPath: string;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.base = config.contextPath;
@@ -83,16 +83,16 @@ export class SandboxPages {
   }
 
   /**
-   * The demo shop's page, which frames the checkout page (same origin). `localDemo` is where to
-   * open it when the browser reached this server by a name the shop does not call back.
+   * The demo shop's page, which frames the checkout page (same origin). Reached by a name the
+   * shop is not called back at, it says where to open it: at the address the connection came to.
    */
-  demoPage(localDemo: string | undefined): WebAnswer {
+  demoPage(at: ShopAddress): WebAnswer {
     const html = this.demo({
       base: this.base,
       assets: `${this.base}/${SANDBOX_ASSETS_PATH}`,
       countries: DEMO_COUNTRIES,
-      originUsable: localDemo === undefined,
-      localDemo,
+      originUsable: at.browser !== undefined,
+      localDemo: `${at.local}${this.demoPath}`,
     });
     return pageAnswer(html, { frameAncestors: [], framesSelf: true });
   }
