@@ -11,6 +11,7 @@ import { pino, type Logger } from 'pino';
 import { AdminModule } from './admin/admin.module.js';
 import { AuditModule } from './audit/audit.module.js';
 import { CatalogModule } from './catalog/catalog.module.js';
+import { CheckoutModule } from './checkout/checkout.module.js';
 import { ServiceState } from './common/service-state.js';
 import { createValidationPipe } from './common/validation.js';
 import { APP_CONFIG, AppConfig } from './config/app-config.js';
@@ -33,6 +34,7 @@ import { MetricsModule } from './metrics/metrics.module.js';
 import { OperatorsModule } from './operators/operators.module.js';
 import { PaymentStatusModule } from './payment-status/payment-status.module.js';
 import { RateLimitsModule } from './rate-limits/rate-limits.module.js';
+import { SandboxModule } from './sandbox/sandbox.module.js';
 import { SeedingModule } from './seeding/seeding.module.js';
 
 /**
@@ -62,10 +64,13 @@ export class AppModule implements NestModule {
         MerchantsModule,
         CatalogModule,
         PaymentStatusModule,
+        CheckoutModule,
         HealthModule,
         AdminModule,
         SeedingModule,
         MetricsModule,
+        // The sandbox's home page and demo shop: never in production (loadConfig refuses it).
+        ...(config.checkout.sandbox ? [SandboxModule] : []),
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },

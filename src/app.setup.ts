@@ -4,6 +4,8 @@ import { DataSource } from 'typeorm';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module.js';
 import { AuditHeads } from './audit/audit-heads.js';
+import { CheckoutExpiry } from './checkout/checkout-expiry.js';
+import { ROUTES_AT_HOST_ROOT } from './checkout/widget.controller.js';
 import { CallbackDispatcher } from './callbacks/callback-dispatcher.js';
 import { PersonalDataRetention } from './payment-status/personal-data-retention.js';
 import { AppConfig } from './config/app-config.js';
@@ -52,7 +54,9 @@ export async function createApp(
  * document, from which the route table is read.
  */
 export function setupApp(app: INestApplication, config: AppConfig): void {
-  if (config.contextPath) app.setGlobalPrefix(config.contextPath);
+  if (config.contextPath) {
+    app.setGlobalPrefix(config.contextPath, { exclude: ROUTES_AT_HOST_ROOT });
+  }
   app.use(app.get(RequestContext).middleware);
   const document = setupSwagger(app, config);
   app.get(RouteTable).load(document, config.contextPath, DOCS_PATHS);
@@ -60,12 +64,13 @@ export function setupApp(app: INestApplication, config: AppConfig): void {
 
 /**
  * Starts what works in the background (callback delivery, the retention of personal data, the
- * published head of the audit chain): once the schema is in place.
+ * published head of the audit chain, the expiry of checkouts): once the schema is in place.
  */
 export function startBackgroundWork(app: INestApplication): void {
   app.get(CallbackDispatcher).start();
   app.get(PersonalDataRetention).start();
   app.get(AuditHeads).start();
+  app.get(CheckoutExpiry).start();
 }
 
 /** Runs pending migrations on the application's data source. */

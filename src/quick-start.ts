@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { DataSource } from 'typeorm';
 import { runCommand } from './cli/run-command.js';
 import { serve } from './cli/serve.js';
@@ -9,8 +8,8 @@ import { SeedRunner } from './seeding/seed-runner.js';
 import { ApiKeyService } from './merchants/api-key.service.js';
 import { CallbackSecretService } from './merchants/callback-secret.service.js';
 import { DEMO_MERCHANT_ID } from './merchants/merchant-id.js';
-
-export const DEMO_SEED_FILE = fileURLToPath(new URL('../seeds/demo.json', import.meta.url));
+import { DEMO_PATH } from './sandbox/sandbox-pages.js';
+import { DEMO_SEED_FILE, demoKeyState, demoSecretCurrent } from './sandbox/demo-merchant.js';
 
 /**
  * Where the sandbox listens unless HOST says otherwise: it publishes its demo key and prints an
@@ -49,9 +48,13 @@ await runCommand(
 
     const demo = seed.seed.merchants?.find((m) => m.id === DEMO_MERCHANT_ID);
     const demoKey = await demoKeyLine(app.get(ApiKeyService), demo?.apiKeys?.[0]);
+    const sandbox = config.checkout.sandbox;
     const lines = [
       '',
-      `  Payment gateway read API (sandbox) at ${url}`,
+      `  Payment gateway read API (sandbox) at ${url}${sandbox ? '   (start here)' : ''}`,
+      ...(sandbox
+        ? [`  Demo shop:    ${url}/${DEMO_PATH}   (the whole checkout in one window)`]
+        : []),
       `  Swagger UI:   ${url}/docs`,
       hostGiven
         ? `  Listening:    on ${config.host}, as HOST says`
@@ -66,12 +69,18 @@ await runCommand(
       baseConfig.adminToken
         ? '  Operator API: Authorization: Bearer <your ADMIN_TOKEN>'
         : `  Operator API: Authorization: Bearer ${adminToken}   (this run only; set ADMIN_TOKEN to choose)`,
+      `  Checkout:     POST ${url}/api/gateway/init-iframe, then ${url}/widgets/sgpg.js (docs/checkout.md)${sandbox ? '; the page lets you choose each outcome' : ''}`,
       `  Try:          curl ${config.authMode === 'none' ? '' : `-H 'key: ${demoKey.key ?? '<your key>'}' `}${url}/api/crypto-currency-protocol-processors?countryCode=IE`,
       '',
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   },
-  hostGiven ? process.env : { ...process.env, HOST: SANDBOX_HOST },
+  {
+    ...process.env,
+    ...(hostGiven ? {} : { HOST: SANDBOX_HOST }),
+    // The sandbox's checkout page lets the tester choose each payment's outcome.
+    CHECKOUT_SANDBOX: process.env.CHECKOUT_SANDBOX ?? 'true',
+  },
 );
 
 /**
@@ -82,16 +91,17 @@ async function demoKeyLine(
   apiKeys: ApiKeyService,
   plaintext: string | undefined,
 ): Promise<{ key?: string; text: string }> {
-  const state = plaintext && (await apiKeys.keyState(DEMO_MERCHANT_ID, plaintext));
-  if (plaintext && state === 'active') {
+  const known = plaintext ? await demoKeyState(apiKeys, plaintext) : undefined;
+  if (plaintext && known?.state === 'active') {
     return { key: plaintext, text: `${plaintext}   (send it in the "key" header)` };
   }
-  const what = state === 'revoked' ? 'revoked' : 'not in this database';
+  const what = known?.state === 'revoked' ? 'revoked' : 'not in this database';
   const keys = `/admin/merchants/${DEMO_MERCHANT_ID}/api-keys`;
   return {
-    text: (await apiKeys.demoKeyActive())
-      ? `${what}; merchant "${DEMO_MERCHANT_ID}" has other working keys (GET ${keys})`
-      : `${what}; create one with POST ${keys}`,
+    text:
+      (known?.otherKeysActive ?? (await apiKeys.demoKeyActive()))
+        ? `${what}; merchant "${DEMO_MERCHANT_ID}" has other working keys (GET ${keys})`
+        : `${what}; create one with POST ${keys}`,
   };
 }
 
@@ -103,8 +113,7 @@ async function demoSecretLine(
   secrets: CallbackSecretService,
   published: string | undefined,
 ): Promise<string> {
-  const [current] = await secrets.signingSecrets(DEMO_MERCHANT_ID);
-  if (published && current === published) {
+  if (published && (await demoSecretCurrent(secrets, published))) {
     return `the demo merchant's are signed with ${published}   (Standard Webhooks)`;
   }
   return "the demo merchant's secret was rotated: use the one POST /admin/merchants/demo/callback-secret answered";

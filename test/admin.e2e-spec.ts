@@ -411,6 +411,7 @@ describe('operator API (e2e)', () => {
       expect(r.body).toEqual({
         id: 'acme',
         name: 'Acme Payments Ltd',
+        checkoutOrigins: [],
         callbackSecret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
       });
 

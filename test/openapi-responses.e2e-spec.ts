@@ -5,6 +5,7 @@ import formatsModule from 'ajv-formats';
 import { DataSource } from 'typeorm';
 import { CatalogService } from '../src/catalog/catalog.service.js';
 import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from '../src/http/endpoint.decorator.js';
+import { CHECKOUT_REFUSALS_LIMIT } from '../src/checkout/checkout-refusals.js';
 import { ServiceState } from '../src/common/service-state.js';
 import { MerchantService } from '../src/merchants/merchant.service.js';
 import {
@@ -15,6 +16,9 @@ import {
   adminHeaders as admin,
 } from './support/test-app.js';
 import { successfulResponse } from './support/fixtures.js';
+import { initIframeBody } from './support/checkout.js';
+import { Webhook } from 'standardwebhooks';
+import { publishedDemoMerchant } from '../src/sandbox/demo-merchant.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Doc = any;
@@ -34,6 +38,10 @@ const SPARE_KEY = 'spare-key-0123456789-abcdefghijklmnopqrstuvwxyz';
 const DEMO_SESSION = 'vk_contract_successful_0001';
 const OTHER_SESSION = 'vk_contract_other_0001';
 const BIG_BODY = JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 16) });
+/** Shaped like a checkout token, opening nothing. */
+const UNKNOWN_TOKEN = `ct_${'u'.repeat(43)}`;
+/** Nothing listens there: callbacks stay to be retried, which is all these tests need. */
+const NOWHERE = 'http://127.0.0.1:9';
 
 const seed = {
   cryptoPairs: [
@@ -42,7 +50,8 @@ const seed = {
   ],
   merchants: [
     // The operator examples of the document name the sandbox's merchant, `demo`.
-    { id: 'demo', name: 'Demo', apiKeys: [DEMO_KEY, SPARE_KEY] },
+    // The demo shop of the sandbox calls init-iframe with the published key.
+    { id: 'demo', name: 'Demo', apiKeys: [DEMO_KEY, SPARE_KEY, publishedDemoMerchant().apiKey] },
     { id: 'other', name: 'Other', apiKeys: [OTHER_KEY] },
   ],
   paymentSessions: [
@@ -244,6 +253,16 @@ const existing: Record<string, Record<string, string | number>> = {
   redeliverCallback: { id: '00000000-0000-4000-8000-000000000000' },
   erasePaymentSessionPersonalData: { validationKey: DEMO_SESSION },
   revokeOperator: { id: '00000000-0000-4000-8000-000000000000' },
+  getWidgetScript: { script: 'sgpg.js' },
+  getCheckoutPage: { token: UNKNOWN_TOKEN },
+  getCheckoutState: { token: UNKNOWN_TOKEN },
+  chooseCheckoutPair: { token: UNKNOWN_TOKEN },
+  decideCheckoutOutcome: { token: UNKNOWN_TOKEN },
+  cancelCheckout: { token: UNKNOWN_TOKEN },
+  getPaymentSession: { validationKey: DEMO_SESSION },
+  updateMerchant: { id: 'demo' },
+  getDemoPayment: { validationKey: 'vk_demo_none' },
+  receiveDemoCallback: { kind: 'return' },
 };
 
 /** The credentials of an operation's security scheme. */
@@ -269,11 +288,13 @@ describe('OpenAPI document against real answers (e2e)', () => {
   let cc: Contract;
 
   beforeAll(async () => {
-    t = await startTestApp({ AUTH_MODE: 'api-key' });
+    // The sandbox: the checkout page's outcome action answers only there.
+    t = await startTestApp({ AUTH_MODE: 'api-key', CHECKOUT_SANDBOX: 'true' });
     await t.seed(seed);
     c = await Contract.of(t);
     limited = await startTestApp({
       AUTH_MODE: 'api-key',
+      CHECKOUT_SANDBOX: 'true',
       RATE_LIMIT_PER_MINUTE: '3',
       RATE_LIMIT_STATUS_NOT_FOUND_PER_MINUTE: '1',
     });
@@ -519,6 +540,155 @@ describe('OpenAPI document against real answers (e2e)', () => {
     });
   });
 
+  it('the checkout: init-iframe, the widget, the page and its actions', async () => {
+    const body = initIframeBody('vk_contract_checkout', NOWHERE);
+    const started = await c.call('initIframe', 200, { headers: merchant, body });
+    await c.call('initIframe', 200, { headers: merchant, body });
+    await c.call('initIframe', 409, { headers: merchant, body: { ...body, description: 'x' } });
+    await c.call('initIframe', 400, {
+      headers: merchant,
+      body: { ...body, money: { amount: '0', currency: 'EUR' } },
+    });
+    await c.call('getWidgetScriptAtHostRoot', 200);
+    await c.call('getWidgetScript', 200, { params: { script: 'sgpg.js' }, query: 'v=2' });
+    await c.call('getWidgetScript', 404, { params: { script: 'other.js' } });
+    await c.call('getCheckoutPageScript', 200);
+    await c.call('getCheckoutPageStylesheet', 200);
+
+    const token = started.body.payload[0].initializationToken as string;
+    const params = { token };
+    const unknown = { token: UNKNOWN_TOKEN };
+    const pageNonce = async () => {
+      const page = await c.call('getCheckoutPage', 200, { params });
+      return /data-nonce="([^"]+)"/.exec(page.text)![1];
+    };
+    let nonce = await pageNonce();
+    await c.call('getCheckoutPage', 400, { params, query: `origin=${'o'.repeat(301)}` });
+    await c.call('getCheckoutPage', 404, { params: unknown });
+    const state = await c.call('getCheckoutState', 200, { params });
+    expect(state.body.payload[0]).toEqual({ status: 'PENDING', stage: 'choose' });
+    await c.call('getCheckoutState', 404, { params: unknown });
+
+    const pair = { currencyCode: 'USDT', protocol: 'TRC20' };
+    // Refusals that leave the nonce unspent.
+    await c.call('chooseCheckoutPair', 400, {
+      params,
+      body: { nonce, currencyCode: 'ETH', protocol: 'ERC20' },
+    });
+    await c.call('chooseCheckoutPair', 403, { params, body: { ...pair, nonce: 'A'.repeat(32) } });
+    await c.call('chooseCheckoutPair', 404, { params: unknown, body: { ...pair, nonce } });
+    await c.call('decideCheckoutOutcome', 409, { params, body: { nonce, outcome: 'paid' } });
+    await c.call('chooseCheckoutPair', 200, { params, body: { ...pair, nonce } });
+
+    nonce = await pageNonce();
+    await c.call('decideCheckoutOutcome', 400, { params, body: { nonce, outcome: 'maybe' } });
+    await c.call('decideCheckoutOutcome', 403, { params, body: { outcome: 'paid' } });
+    await c.call('decideCheckoutOutcome', 404, {
+      params: unknown,
+      body: { nonce, outcome: 'paid' },
+    });
+    const paid = await c.call('decideCheckoutOutcome', 200, {
+      params,
+      body: { nonce, outcome: 'paid' },
+    });
+    expect(paid.body.payload[0]).toEqual({
+      status: 'SUCCESSFUL',
+      stage: 'ended',
+      outcome: 'success',
+    });
+    await c.call('cancelCheckout', 409, { params, body: { nonce } });
+    await c.call('chooseCheckoutPair', 409, { params, body: { ...pair, nonce } });
+
+    const other = await c.call('initIframe', 200, {
+      headers: merchant,
+      body: initIframeBody('vk_contract_cancelled', NOWHERE),
+    });
+    const otherParams = { token: other.body.payload[0].initializationToken };
+    const otherPage = await c.call('getCheckoutPage', 200, { params: otherParams });
+    const otherNonce = /data-nonce="([^"]+)"/.exec(otherPage.text)![1];
+    await c.call('cancelCheckout', 400, { params: otherParams, body: { nonce: 5 } });
+    await c.call('cancelCheckout', 403, { params: otherParams, body: {} });
+    await c.call('cancelCheckout', 404, { params: unknown, body: { nonce: otherNonce } });
+    await c.call('cancelCheckout', 200, { params: otherParams, body: { nonce: otherNonce } });
+  });
+
+  it("the operator's payment sessions and merchant changes: 200, 400, 404", async () => {
+    const listed = await c.call('listPaymentSessions', 200, {
+      headers: admin,
+      query: 'merchantId=demo&size=1',
+    });
+    expect(listed.body.payload).toHaveLength(1);
+    await c.call('listPaymentSessions', 400, { headers: admin, query: 'cursor=bad!' });
+    await c.call('listPaymentSessions', 400, { headers: admin, query: 'status=DONE' });
+    const shown = await c.call('getPaymentSession', 200, {
+      headers: admin,
+      params: { validationKey: DEMO_SESSION },
+    });
+    expect(shown.body.validationKey).toBe(DEMO_SESSION);
+    await c.call('getPaymentSession', 404, {
+      headers: admin,
+      params: { validationKey: 'vk_no_such' },
+    });
+    await c.call('getPaymentSession', 400, {
+      headers: admin,
+      params: { validationKey: 'vk\u007f' },
+    });
+    await c.call('updateMerchant', 200, {
+      headers: admin,
+      params: { id: 'other' },
+      body: { name: 'Other Ltd', checkoutOrigins: ['https://shop.example'] },
+    });
+    await c.call('updateMerchant', 404, {
+      headers: admin,
+      params: { id: 'nobody' },
+      body: { name: 'Nobody' },
+    });
+    await c.call('updateMerchant', 400, {
+      headers: admin,
+      params: { id: 'other' },
+      body: { checkoutOrigins: ['not an origin'] },
+    });
+  });
+
+  it("the sandbox's pages and its demo shop: 200, 204, 400, 404", async () => {
+    const home = await c.call('getSandboxHome', 200);
+    expect(home.text).toContain(publishedDemoMerchant().apiKey);
+    await c.call('getDemoShop', 200);
+    await c.call('getDemoShopScript', 200);
+    await c.call('getSandboxStylesheet', 200);
+    const order = {
+      amount: '10.00',
+      currency: 'EUR',
+      description: 'Order 1',
+      countryCode: 'IE',
+    };
+    const started = await c.call('startDemoPayment', 200, { body: order });
+    expect(started.body.payload[0].initIframe.status).toBe(200);
+    await c.call('startDemoPayment', 400, { body: { ...order, amount: 5 } });
+    const validationKey = started.body.payload[0].validationKey as string;
+    const shown = await c.call('getDemoPayment', 200, { params: { validationKey } });
+    expect(shown.body.payload[0].statusLookup.status).toBe(200);
+    await c.call('getDemoPayment', 404, { params: { validationKey: 'vk_demo_none' } });
+    await c.call('getDemoPayment', 400, { params: { validationKey: 'vk_other' } });
+    const body = JSON.stringify({ status: 'FAILED', validationKey, errorMessage: 'Declined' });
+    const at = new Date();
+    const signed = new Webhook(publishedDemoMerchant().callbackSecret).sign('msg_c1', at, body);
+    const headers = {
+      'webhook-id': 'msg_c1',
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': signed,
+    };
+    const params = { kind: 'error' };
+    await c.call('receiveDemoCallback', 204, { params, headers, rawBody: body, contentType: json });
+    await c.call('receiveDemoCallback', 400, {
+      params,
+      headers: { ...headers, 'webhook-signature': 'v1,AAAA' },
+      rawBody: body,
+      contentType: json,
+    });
+    await c.call('receiveDemoCallback', 400, { params: { kind: 'x' }, headers, body: {} });
+  });
+
   it('health and metrics answer 200', async () => {
     await c.call('getLiveness', 200);
     const ready = await c.call('getReadiness', 200);
@@ -554,6 +724,28 @@ describe('OpenAPI document against real answers (e2e)', () => {
     }
     for (const body of examples('createMerchant')) {
       await c.call('createMerchant', 201, { headers: admin, body });
+    }
+    for (const body of examples('updateMerchant')) {
+      await c.call('updateMerchant', 200, { headers: admin, params: { id: 'other' }, body });
+    }
+    for (const body of examples('initIframe')) {
+      await c.call('initIframe', 200, { headers: merchant, body });
+    }
+    for (const body of examples('startDemoPayment')) {
+      const started = await c.call('startDemoPayment', 200, { body });
+      expect(started.body.payload[0].initIframe.status).toBe(200);
+    }
+    // The page actions' examples carry a made-up nonce: valid bodies, refused for the nonce only.
+    const opened = await c.call('initIframe', 200, {
+      headers: merchant,
+      body: initIframeBody('vk_contract_examples', NOWHERE),
+    });
+    const params = { token: opened.body.payload[0].initializationToken };
+    for (const operationId of ['chooseCheckoutPair', 'decideCheckoutOutcome', 'cancelCheckout']) {
+      for (const body of examples(operationId)) {
+        const refused = await c.call(operationId, 403, { params, body });
+        expect(refused.body.errors[0].field).toBe('nonce');
+      }
     }
   });
 
@@ -600,7 +792,7 @@ describe('OpenAPI document against real answers (e2e)', () => {
     for (const { operationId, method } of c.documented()) {
       if (method === 'get') continue;
       const { op } = c.operation(operationId);
-      const base = { headers: admin, params: existing[operationId] };
+      const base = { headers: credentialsFor(op), params: existing[operationId] };
       const malformed = await c.call(operationId, 400, {
         ...base,
         rawBody: '{"a":',
@@ -683,15 +875,16 @@ describe('OpenAPI document against real answers (e2e)', () => {
     const state = t.app.get(ServiceState);
     state.databaseLost = true;
     try {
-      for (const { operationId } of c.documented()) {
-        if (operationId === 'getLiveness') continue;
+      for (const { operationId, statuses } of c.documented()) {
         const { op } = c.operation(operationId);
-        await c.call(operationId, 503, {
+        // What does not use the database answers as ever (the demo shop shows the gateway's 503).
+        const r = await c.call(operationId, statuses.includes('503') ? 503 : expect.any(Number), {
           headers: credentialsFor(op),
           params: existing[operationId],
         });
+        if (!statuses.includes('503'))
+          expect([operationId, r.status]).not.toEqual([operationId, 503]);
       }
-      await c.call('getLiveness', 200);
     } finally {
       state.databaseLost = false;
     }
@@ -703,13 +896,21 @@ describe('OpenAPI document against real answers (e2e)', () => {
       await cl.call('listCryptoPairs', 200, { headers: spare });
       await cl.call('listMerchants', 401, { headers: wrongToken });
     }
-    for (const { operationId } of cl.documented()) {
-      if (PUBLIC.includes(operationId)) continue;
-      // Merchants are counted per key; operator callers without a valid token per address.
-      const credentials = credentialsFor(cl.operation(operationId).op);
+    // The checkout's pages count refused requests per address.
+    for (let i = 0; i < CHECKOUT_REFUSALS_LIMIT; i++) {
+      await cl.call('getCheckoutState', 404, { params: { token: UNKNOWN_TOKEN } });
+    }
+    for (const { operationId, statuses } of cl.documented()) {
+      if (!statuses.includes('429')) continue;
+      // Merchants are counted per key; operator callers without a valid token per address; the
+      // checkout's pages per address, once their body is read (a valid one: its first example).
+      const { op } = cl.operation(operationId);
+      const credentials = credentialsFor(op);
+      const examples = op.requestBody?.content['application/json'].examples ?? {};
       await cl.call(operationId, 429, {
-        headers: credentials === merchant ? spare : wrongToken,
+        headers: credentials === merchant ? spare : credentials === admin ? wrongToken : open,
         params: existing[operationId],
+        body: (Object.values(examples)[0] as { value?: unknown } | undefined)?.value,
       });
     }
     // The status lookup's own limit: lookups that end in 404.

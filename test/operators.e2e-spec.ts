@@ -51,6 +51,18 @@ const OPERATOR_ROUTES: { operationId: string; method: string; path: string; body
     method: 'GET',
     path: '/admin/payment-sessions/vk_role_0001/history',
   },
+  { operationId: 'listPaymentSessions', method: 'GET', path: '/admin/payment-sessions' },
+  {
+    operationId: 'getPaymentSession',
+    method: 'GET',
+    path: '/admin/payment-sessions/vk_role_0001',
+  },
+  {
+    operationId: 'updateMerchant',
+    method: 'PATCH',
+    path: '/admin/merchants/acme',
+    body: { checkoutOrigins: ['https://shop.example'] },
+  },
   {
     operationId: 'listPaymentSessionCallbacks',
     method: 'GET',

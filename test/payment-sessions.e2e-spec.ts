@@ -376,11 +376,13 @@ describe('payment sessions: operator reports and the state machine (e2e)', () =>
         detailedStatus?: string;
         at: string;
       }[];
+      // Each made by the operator of ADMIN_TOKEN.
+      const by = { kind: 'operator', id: 'root', name: 'root' };
       expect(entries.map(({ at: _at, ...rest }) => rest)).toEqual([
-        { from: null, to: 'NOT_COMPLETED' },
-        { from: 'NOT_COMPLETED', to: 'PENDING' },
-        { from: 'PENDING', to: 'NOT_COMPLETED', detailedStatus: 'WAITING_FOR_FUNDS' },
-        { from: 'NOT_COMPLETED', to: 'FAILED', detailedStatus: 'INSUFFICIENT_FUNDS' },
+        { from: null, to: 'NOT_COMPLETED', by },
+        { from: 'NOT_COMPLETED', to: 'PENDING', by },
+        { from: 'PENDING', to: 'NOT_COMPLETED', detailedStatus: 'WAITING_FOR_FUNDS', by },
+        { from: 'NOT_COMPLETED', to: 'FAILED', detailedStatus: 'INSUFFICIENT_FUNDS', by },
       ]);
       for (const entry of entries) {
         expect(entry.at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);

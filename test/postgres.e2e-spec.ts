@@ -118,6 +118,8 @@ describe('PostgreSQL beside SQLite (e2e)', () => {
         'callback',
         'callback_attempt',
         'catalog_revision',
+        'checkout',
+        'checkout_token',
         'crypto_pair',
         'merchant',
         'operator',

@@ -124,6 +124,17 @@ describe('quick start banner (e2e, dist/quick-start.js)', () => {
         `  Demo API key: ${DEMO_KEY}   (send it in the "key" header)`,
       );
       expect(first.banner).toContain(`curl -H 'key: ${DEMO_KEY}' ${first.url}/api/`);
+      // The URL it prints first is the sandbox's home page; the demo shop is next.
+      expect(first.banner).toContain(`(sandbox) at ${first.url}   (start here)`);
+      expect(first.banner).toContain(
+        `  Demo shop:    ${first.url}/demo   (the whole checkout in one window)`,
+      );
+      const home = await http(`${first.url}/`);
+      expect(home.status).toBe(200);
+      expect(home.text).toContain(DEMO_KEY);
+      const demo = await http(`${first.url}/demo`);
+      expect(demo.status).toBe(200);
+      expect(demo.text).toContain('src="/widgets/sgpg.js"');
 
       const keys = await http(`${first.url}/admin/merchants/demo/api-keys`, {
         headers: adminHeaders,

@@ -63,6 +63,32 @@ describe('start-up (e2e)', () => {
     expect(lines[0]).not.toContain('s3cret-pass');
   });
 
+  it('refuses the checkout sandbox in production: one line, before it touches the database', async () => {
+    const database = join(dir, 'db', 'gateway.sqlite');
+    const production = {
+      NODE_ENV: 'production',
+      CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY,
+      DATABASE_URL: `sqlite:${database}`,
+    };
+    const result = runMain({ ...production, PORT: '0', CHECKOUT_SANDBOX: 'true' });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^Invalid configuration: CHECKOUT_SANDBOX must not be true with NODE_ENV=production/,
+      ),
+    ]);
+    expect(existsSync(database)).toBe(false);
+    // The same production instance without the sandbox starts and serves.
+    const main = await startMain({ ...production, CHECKOUT_SANDBOX: 'false', LOG_LEVEL: 'warn' });
+    try {
+      expect((await http(`${main.url}/health/ready`)).status).toBe(200);
+    } finally {
+      main.child.kill('SIGTERM');
+      await main.exited;
+    }
+  });
+
   it('refuses AUTH_MODE=none in production', async () => {
     const config = loadConfig({
       NODE_ENV: 'production',

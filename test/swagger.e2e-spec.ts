@@ -53,6 +53,32 @@ const ROUTES: [string, string][] = [
   ['get', '/admin/audit-events/verify'],
   ['get', '/admin/audit-events/head'],
   ['get', '/metrics'],
+  ['post', '/api/gateway/init-iframe'],
+  ['get', '/widgets/sgpg.js'],
+  ['get', '/widgets/{script}'],
+  ['get', '/checkout/{token}'],
+  ['get', '/checkout/{token}/status'],
+  ['post', '/checkout/{token}/pair'],
+  ['post', '/checkout/{token}/outcome'],
+  ['post', '/checkout/{token}/cancel'],
+  ['get', '/checkout/assets/checkout.js'],
+  ['get', '/checkout/assets/checkout.css'],
+  ['get', '/admin/payment-sessions'],
+  ['get', '/admin/payment-sessions/{validationKey}'],
+  ['patch', '/admin/merchants/{id}'],
+];
+
+/** Served at the host root even under CONTEXT_PATH (their path item has a server `/`). */
+const AT_HOST_ROOT = ['/widgets/sgpg.js'];
+/** The sandbox's routes (CHECKOUT_SANDBOX=true only): its home page and demo shop. */
+const SANDBOX_ROUTES: [string, string][] = [
+  ['get', '/'],
+  ['get', '/demo'],
+  ['get', '/demo/assets/demo.js'],
+  ['get', '/demo/assets/sandbox.css'],
+  ['post', '/demo/payments'],
+  ['get', '/demo/payments/{validationKey}'],
+  ['post', '/demo/callbacks/{kind}'],
 ];
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
@@ -65,6 +91,29 @@ const DEMO = JSON.parse(readFileSync('seeds/demo.json', 'utf8'));
  * published under a licence, so its licence object has a name and no URL.
  */
 const ACCEPTED_LINT_WARNINGS = ['info-license-strict'];
+
+/** Errors, and warnings other than the accepted ones, of the redocly `recommended` ruleset. */
+async function redoclyFindings(doc: Doc): Promise<string[]> {
+  const problems = await lintFromString({
+    source: JSON.stringify(doc),
+    absoluteRef: 'docs-json.json',
+    config: await createConfig({ extends: ['recommended'] }),
+  });
+  return problems
+    .filter((p) => p.severity === 'error' || !ACCEPTED_LINT_WARNINGS.includes(p.ruleId))
+    .map((p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`);
+}
+
+/** Findings of the Spectral `spectral:oas` ruleset. */
+async function spectralFindings(doc: Doc): Promise<string[]> {
+  const { Spectral, Document } = spectralCore;
+  const spectral = new Spectral();
+  spectral.setRuleset({ extends: [[spectralRulesets.oas as RulesetDefinition, 'recommended']] });
+  const results = await spectral.run(
+    new Document(JSON.stringify(doc), spectralParsers.Json, 'docs-json.json'),
+  );
+  return results.map((r) => `${r.code}: ${r.message} at ${r.path.join('.')}`);
+}
 
 /** Every operation of the document, with its path and method. */
 function operations(doc: Doc): { path: string; method: string; op: any }[] {
@@ -257,7 +306,8 @@ describe('OpenAPI document (e2e)', () => {
   });
 
   it('documents the error envelope for 400, 401, 429 and 500 on every API and operator route', () => {
-    for (const [method, path] of ROUTES.filter(([, p]) => !p.startsWith('/health'))) {
+    const credentialed = (p: string) => /^\/(api|admin|metrics)/.test(p);
+    for (const [method, path] of ROUTES.filter(([, p]) => credentialed(p))) {
       const responses = operation(doc, method, path).responses;
       for (const status of ['400', '401', '429', '500']) {
         expect({ route: `${method} ${path}`, status, documented: status in responses }).toEqual({
@@ -313,28 +363,11 @@ describe('OpenAPI document (e2e)', () => {
   });
 
   it('has zero errors from the redocly `recommended` ruleset (what `redocly lint` runs)', async () => {
-    const problems = await lintFromString({
-      source: JSON.stringify(doc),
-      absoluteRef: 'docs-json.json',
-      config: await createConfig({ extends: ['recommended'] }),
-    });
-    const shown = problems.map(
-      (p) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`,
-    );
-    expect(shown.filter((line) => line.startsWith('error'))).toEqual([]);
-    expect(
-      problems.filter((p) => !ACCEPTED_LINT_WARNINGS.includes(p.ruleId)).map((p) => p.ruleId),
-    ).toEqual([]);
+    expect(await redoclyFindings(doc)).toEqual([]);
   });
 
   it('has no finding from the Spectral `spectral:oas` ruleset', async () => {
-    const { Spectral, Document } = spectralCore;
-    const spectral = new Spectral();
-    spectral.setRuleset({ extends: [[spectralRulesets.oas as RulesetDefinition, 'recommended']] });
-    const results = await spectral.run(
-      new Document(JSON.stringify(doc), spectralParsers.Json, 'docs-json.json'),
-    );
-    expect(results.map((r) => `${r.code}: ${r.message} at ${r.path.join('.')}`)).toEqual([]);
+    expect(await spectralFindings(doc)).toEqual([]);
   });
 
   it('describes each group of operations in the top-level tags, and no other group', () => {
@@ -375,6 +408,19 @@ describe('OpenAPI document (e2e)', () => {
         'verifyAuditTrail',
         'getAuditHead',
         'getMetrics',
+        'initIframe',
+        'getWidgetScriptAtHostRoot',
+        'getWidgetScript',
+        'getCheckoutPage',
+        'getCheckoutState',
+        'chooseCheckoutPair',
+        'decideCheckoutOutcome',
+        'cancelCheckout',
+        'getCheckoutPageScript',
+        'getCheckoutPageStylesheet',
+        'listPaymentSessions',
+        'getPaymentSession',
+        'updateMerchant',
       ].sort(),
     );
     const canonical = operation(doc, 'get', CATALOG_PATHS[0]);
@@ -546,6 +592,36 @@ describe('OpenAPI document (e2e)', () => {
   });
 });
 
+describe('OpenAPI document of the sandbox (e2e)', () => {
+  let t: TestApp;
+  let doc: Doc;
+
+  beforeAll(async () => {
+    t = await startTestApp({ CHECKOUT_SANDBOX: 'true' });
+    doc = (await http(t.url + '/docs-json')).body;
+  });
+  afterAll(() => t.close());
+
+  it('documents the sandbox routes beside those of the contract, in a group of their own', async () => {
+    await expect(SwaggerParser.validate(structuredClone(doc))).resolves.toBeDefined();
+    const documented = operations(doc).map(({ method, path }) => `${method} ${path}`);
+    expect(documented.sort()).toEqual(
+      [...ROUTES, ...SANDBOX_ROUTES].map(([m, p]) => `${m} ${p}`).sort(),
+    );
+    const sandbox = operations(doc).filter(({ op }) => op.tags.includes('Sandbox'));
+    expect(sandbox.map(({ method, path }) => [method, path]).sort()).toEqual(
+      [...SANDBOX_ROUTES].sort(),
+    );
+    const used = new Set(operations(doc).flatMap(({ op }) => op.tags ?? []));
+    expect(doc.tags.map((tag: any) => tag.name).sort()).toEqual([...used].sort());
+  });
+
+  it('lints as cleanly as the production document (redocly, Spectral)', async () => {
+    expect(await redoclyFindings(doc)).toEqual([]);
+    expect(await spectralFindings(doc)).toEqual([]);
+  });
+});
+
 describe('OpenAPI document under CONTEXT_PATH (e2e)', () => {
   let t: TestApp;
   let origin: string;
@@ -565,10 +641,22 @@ describe('OpenAPI document under CONTEXT_PATH (e2e)', () => {
     // The prefix is in `servers`, never in the paths.
     expect(doc.servers).toEqual([expect.objectContaining({ url: '/pegasus-ci' })]);
     const base = doc.servers[0].url;
-    const effective = Object.keys(doc.paths).map((path) => `${base}${path}`);
-    expect(effective.sort()).toEqual(
-      [...new Set(ROUTES.map(([, path]) => `/pegasus-ci${path}`))].sort(),
+    const effective = Object.entries<any>(doc.paths).map(
+      ([path, item]) => `${item.servers?.[0]?.url === '/' ? '' : base}${path}`,
     );
+    expect(effective.sort()).toEqual(
+      [
+        ...new Set(
+          ROUTES.map(([, path]) => (AT_HOST_ROOT.includes(path) ? path : `/pegasus-ci${path}`)),
+        ),
+      ].sort(),
+    );
+    // And they answer there: the widget at the host root and below the prefix.
+    for (const url of [`${origin}/widgets/sgpg.js`, `${origin}/pegasus-ci/widgets/sgpg.js`]) {
+      const script = await http(url);
+      expect(script.status).toBe(200);
+      expect(script.text).toContain('"/pegasus-ci"');
+    }
   });
 
   it('quotes the configured catalog cache lifetime, as the catalog answers it', async () => {

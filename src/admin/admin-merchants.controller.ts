@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { CurrentOperatorCall, type OperatorCall } from '../http/caller.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
@@ -10,6 +10,9 @@ import {
   CreatedApiKeyDto,
   CreatedMerchantDto,
   ListedMerchantDto,
+  MerchantDto,
+  UPDATE_MERCHANT_EXAMPLES,
+  UpdateMerchantDto,
 } from '../merchants/dto/merchant.dto.js';
 import { ApiKeyService } from '../merchants/api-key.service.js';
 import { CallbackSecretService } from '../merchants/callback-secret.service.js';
@@ -63,6 +66,29 @@ export class AdminMerchantsController {
     @CurrentOperatorCall() call: OperatorCall,
   ): Promise<CreatedMerchantDto> {
     return this.merchants.createMerchant(input, call);
+  }
+
+  @Patch(':id')
+  @Endpoint({
+    operationId: 'updateMerchant',
+    summary: 'Rename a merchant or replace the origins that may frame its checkout page',
+    description:
+      'Only the fields given change. `checkoutOrigins` replaces the list: origins besides those ' +
+      "of each session's callback URLs that may show the checkout page in a frame.",
+    access: 'operator',
+    role: 'admin',
+    requestBody: { type: UpdateMerchantDto, examples: UPDATE_MERCHANT_EXAMPLES },
+    responses: [{ status: 200, type: MerchantDto, description: 'The merchant as it now is.' }],
+    body: true,
+    errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
+    errorNotes: { NOT_FOUND: 'No merchant has this id.' },
+  })
+  update(
+    @Param() params: MerchantParams,
+    @Body() input: UpdateMerchantDto,
+    @CurrentOperatorCall() call: OperatorCall,
+  ): Promise<MerchantDto> {
+    return this.merchants.updateMerchant(params.id, input, call);
   }
 
   @Post(':id/api-keys')

@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Put, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query, Res } from '@nestjs/common';
 import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
 import { ApiError } from '../common/errors/api-error.js';
 import type { Listing } from '../common/http/envelope.js';
@@ -21,6 +21,13 @@ import { buildStatusElement } from '../payment-status/payment-status.shapes.js';
 import { PAYMENT_SESSIONS_ADMIN_PATH } from '../payment-status/payment-status.routes.js';
 import { ValidationKeyParams } from './dto/admin-params.dto.js';
 import {
+  SessionDetailDto,
+  SessionListDto,
+  SessionListQueryDto,
+  SessionSummaryDto,
+} from './dto/admin-sessions.dto.js';
+import { PaymentSessionViews } from './payment-session-views.js';
+import {
   AdminPaymentSessionDto,
   TransitionDto,
   TransitionHistoryDto,
@@ -30,7 +37,59 @@ import {
 @ApiExtraModels(...STATUS_ELEMENT_MODELS)
 @Controller(PAYMENT_SESSIONS_ADMIN_PATH)
 export class AdminPaymentSessionsController {
-  constructor(private readonly sessions: PaymentSessionService) {}
+  constructor(
+    private readonly sessions: PaymentSessionService,
+    private readonly views: PaymentSessionViews,
+  ) {}
+
+  @Get()
+  @Endpoint({
+    operationId: 'listPaymentSessions',
+    summary: 'Payment sessions, newest first, a page at a time',
+    description:
+      'Filtered by merchant, status and creation time (`createdFrom` included, `createdTo` ' +
+      'excluded). Each page ends with `nextCursor` while older sessions are left: pass it as ' +
+      '`cursor` for the next page. Sessions created meanwhile never shift the pages.',
+    access: 'operator',
+    role: 'viewer',
+    envelope: { kind: 'list' },
+    responses: [{ status: 200, type: SessionListDto }],
+    errors: ['INVALID_PARAMETER'],
+  })
+  list(
+    @Query() query: SessionListQueryDto,
+  ): Promise<Listing<SessionSummaryDto, { nextCursor?: string }>> {
+    return this.views.list(query);
+  }
+
+  @Get(':validationKey')
+  @Endpoint({
+    operationId: 'getPaymentSession',
+    summary: 'One payment session as the operator sees it',
+    description:
+      'Its status element, amount, traceId, clientReference, who created it and when, its ' +
+      'callback URLs and, for a checkout, the chosen pair and when its token expires. The ' +
+      "customer's personal data (the payment response's personal fields, the checkout's client " +
+      'and address) only for the roles `payments` and `admin`.',
+    access: 'operator',
+    role: 'viewer',
+    params: [
+      {
+        name: 'validationKey',
+        description: `${VALIDATION_KEY_DESCRIPTION} The examples are the sandbox's demo sessions.`,
+        examples: DEMO_SESSION_EXAMPLES,
+      },
+    ],
+    responses: [{ status: 200, type: SessionDetailDto }],
+    errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
+    errorNotes: { NOT_FOUND: 'No payment session has this key.' },
+  })
+  detail(
+    @Param() params: ValidationKeyParams,
+    @CurrentOperatorCall() call: OperatorCall,
+  ): Promise<SessionDetailDto> {
+    return this.views.detail(params.validationKey, call.operator);
+  }
 
   @Put(':validationKey')
   @Endpoint({
@@ -123,6 +182,7 @@ export class AdminPaymentSessionsController {
         from: t.fromStatus,
         to: t.toStatus,
         ...(t.detailedStatus === null ? {} : { detailedStatus: t.detailedStatus }),
+        ...(t.actor === null ? {} : { by: t.actor }),
         at: t.at.toISOString(),
       })),
     };

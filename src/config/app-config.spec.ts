@@ -307,6 +307,23 @@ describe('loadConfig', () => {
     expect(loadConfig({ DATABASE_URL: 'sqlite::memory:' }).databaseUrl).toBe('sqlite::memory:');
   });
 
+  it('keeps the checkout sandbox off by default and refuses it in production', () => {
+    expect(loadConfig({}).checkout).toEqual({
+      tokenTtlSeconds: 1800,
+      sandbox: false,
+      expirySweepSeconds: 10,
+    });
+    expect(loadConfig({ CHECKOUT_SANDBOX: 'true' }).checkout.sandbox).toBe(true);
+    const refused = configError({
+      NODE_ENV: 'production',
+      CHECKOUT_SANDBOX: 'true',
+      CALLBACK_SECRET_KEY: SECRET_KEY,
+    });
+    expect(refused.variable).toBe('CHECKOUT_SANDBOX');
+    expect(refused.message).toMatch(/NODE_ENV=production/);
+    expect(configError({ CHECKOUT_SANDBOX: 'yes' }).variable).toBe('CHECKOUT_SANDBOX');
+  });
+
   it('documents these defaults and limits for the time limits', () => {
     expect(INTEGER_VARIABLES).toMatchObject({
       SHUTDOWN_TIMEOUT_MS: { default: 10_000, min: 1_000, max: 120_000 },
@@ -333,6 +350,8 @@ describe('loadConfig', () => {
     CALLBACK_TIMEOUT_MS: (env) => loadConfig(env).callbacks.timeoutMs,
     PERSONAL_DATA_RETENTION_DAYS: (env) => loadConfig(env).personalData.retentionDays,
     PERSONAL_DATA_SWEEP_SECONDS: (env) => loadConfig(env).personalData.sweepSeconds,
+    CHECKOUT_TOKEN_TTL_SECONDS: (env) => loadConfig(env).checkout.tokenTtlSeconds,
+    CHECKOUT_EXPIRY_SWEEP_SECONDS: (env) => loadConfig(env).checkout.expirySweepSeconds,
   };
 
   describe.each(

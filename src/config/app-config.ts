@@ -52,6 +52,17 @@ export interface AppConfig {
   callbacks: CallbacksConfig;
   personalData: PersonalDataConfig;
   audit: AuditConfig;
+  checkout: CheckoutConfig;
+}
+
+/** The checkout: init-iframe, the widget and its page (contract section 14). */
+export interface CheckoutConfig {
+  /** How long a checkout token opens its page; past it the session becomes NOT_COMPLETED EXPIRED. */
+  tokenTtlSeconds: number;
+  /** The sandbox: the page lets a tester choose each outcome; refused with NODE_ENV=production. */
+  sandbox: boolean;
+  /** How often this instance looks for checkouts past their lifetime. */
+  expirySweepSeconds: number;
 }
 
 /** The keys of the audit chain (contract section 12). */
@@ -136,6 +147,8 @@ export const INTEGER_VARIABLES = {
   CALLBACK_TIMEOUT_MS: { default: 10_000, min: 100, max: 60_000 },
   PERSONAL_DATA_RETENTION_DAYS: { default: 395, min: 0, max: 36_500 },
   PERSONAL_DATA_SWEEP_SECONDS: { default: 60, min: 1, max: 86_400 },
+  CHECKOUT_TOKEN_TTL_SECONDS: { default: 1_800, min: 1, max: 604_800 },
+  CHECKOUT_EXPIRY_SWEEP_SECONDS: { default: 10, min: 1, max: 3_600 },
 } as const satisfies Record<string, IntegerRule>;
 
 export type IntegerVariable = keyof typeof INTEGER_VARIABLES;
@@ -329,7 +342,18 @@ export function loadConfig(env: Env = process.env): AppConfig {
       key: base64Key(env, 'AUDIT_KEY'),
       previousKeys: previousAuditKeys(env),
     },
+    checkout: {
+      tokenTtlSeconds: integer(env, 'CHECKOUT_TOKEN_TTL_SECONDS'),
+      sandbox: oneOf(env, 'CHECKOUT_SANDBOX', ['true', 'false'], 'false') === 'true',
+      expirySweepSeconds: integer(env, 'CHECKOUT_EXPIRY_SWEEP_SECONDS'),
+    },
   };
+  if (config.checkout.sandbox && config.nodeEnv === 'production') {
+    throw new ConfigError(
+      'CHECKOUT_SANDBOX',
+      'must not be true with NODE_ENV=production: the sandbox lets anyone holding a checkout page choose its outcome',
+    );
+  }
   // Keys every instance must share, and production must not make up.
   if (config.nodeEnv === 'production' || databaseKindOf(config.databaseUrl) === 'postgres') {
     const required = [

@@ -19,6 +19,8 @@ import { WriteProbe1764110000000 } from './migrations/1764110000000-write-probe.
 import { KeyedAuditChain1764200000000 } from './migrations/1764200000000-keyed-audit-chain.js';
 import { OperatorNames1764300000000 } from './migrations/1764300000000-operator-names.js';
 import { PersonalDataHeld1764400000000 } from './migrations/1764400000000-personal-data-held.js';
+import { Checkout1764500000000 } from './migrations/1764500000000-checkout.js';
+import { Checkout, CheckoutToken } from '../checkout/checkout.entity.js';
 
 export const ENTITIES = [
   CryptoPair,
@@ -31,6 +33,8 @@ export const ENTITIES = [
   CallbackAttempt,
   Operator,
   AuditEventRow,
+  Checkout,
+  CheckoutToken,
 ];
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -42,6 +46,7 @@ export const MIGRATIONS = [
   KeyedAuditChain1764200000000,
   OperatorNames1764300000000,
   PersonalDataHeld1764400000000,
+  Checkout1764500000000,
 ];
 
 /**

@@ -58,8 +58,10 @@ export class AccessPolicy {
     if (version !== undefined && version.trim() !== '1') {
       throw new ApiError('UNSUPPORTED_API_VERSION', { field: 'api-version' });
     }
-    if (declared.access === 'public') return;
+    // A public route that uses the database is refused like the others while its file is gone.
+    if (declared.access === 'public' && !declared.usesDatabase) return;
     if (this.state.databaseLost) throw databaseLost();
+    if (declared.access === 'public') return;
     const address = `ip:${request.socket.remoteAddress ?? 'unknown'}`;
 
     if (declared.access === 'operator') {

@@ -1,4 +1,5 @@
 import { ExecutionContext, createParamDecorator } from '@nestjs/common';
+import type { OperatorRole } from './endpoint.decorator.js';
 
 /** Who is calling a merchant route, as the access guard identified them. */
 export interface Caller {
@@ -39,6 +40,8 @@ export interface OperatorIdentity {
   /** The operator's id; `root` for ADMIN_TOKEN. */
   id: string;
   name: string;
+  /** The operator's role (`admin` for root): what a route may show them beyond its own role. */
+  role?: OperatorRole;
 }
 
 /** An admitted operator request: who, which operation, which request, and its usual status. */

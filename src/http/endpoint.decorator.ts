@@ -50,6 +50,11 @@ export interface DeclaredAccess {
   action: string;
   /** The status the route answers with when all goes well. */
   status: number;
+  /**
+   * The route reads or writes the database: every merchant and operator route, and a public one
+   * that declares SERVICE_UNAVAILABLE among its errors.
+   */
+  usesDatabase?: boolean;
 }
 export const ACCESS = 'access';
 
@@ -67,8 +72,11 @@ export interface Envelope {
 }
 export const ENVELOPE = 'envelope';
 
-/** `true`: the route reads a JSON body. `'ignored'`: its method may carry one it does not use. */
-export type BodyUse = true | 'ignored';
+/**
+ * `true`: the route reads a JSON body. `'text'`: it reads one and keeps its exact text too (a
+ * signature covers the bytes). `'ignored'`: its method may carry one it does not use.
+ */
+export type BodyUse = true | 'text' | 'ignored';
 export const BODY = 'body';
 
 /** Headers the document declares on requests and answers. */
@@ -99,6 +107,12 @@ export function setting(name: DocumentedSetting): string {
 
 /** The placeholders of `setting()` in a text of the document. */
 export const SETTING_PLACEHOLDER = /\{\{(\w+)\}\}/g;
+
+/**
+ * Extension, removed from the published document, of an operation served at the host's root
+ * even under CONTEXT_PATH: its path item gets a server of its own, `/`.
+ */
+export const AT_HOST_ROOT_EXTENSION = 'x-at-host-root';
 
 /** Extension naming the operation another one is an alias of (same handler, same answers). */
 export const ALIAS_OF_EXTENSION = 'x-alias-of';
@@ -235,8 +249,9 @@ export interface EndpointDetails {
   /** Request headers of this route (`api-version` and `x-request-id` are declared everywhere). */
   headers?: { name: string; description: string }[];
   /**
-   * `true`: the route reads a JSON body, and any other content type is a 415. `'ignored'`: its
-   * method may carry a body that it does not use; a JSON one is read all the same.
+   * `true`: the route reads a JSON body, and any other content type is a 415; `'text'` the same,
+   * keeping its exact text. `'ignored'`: its method may carry a body that it does not use; a JSON
+   * one is read all the same.
    */
   body?: BodyUse;
   /** The body's schema and one valid example per case, offered by "Try it out". */
@@ -260,7 +275,7 @@ export function Endpoint(options: EndpointOptions): MethodDecorator {
         : [];
   const errors = [
     ...(options.errors ?? []),
-    ...(options.body === true
+    ...(options.body === true || options.body === 'text'
       ? BODY_ERRORS
       : options.body === 'ignored'
         ? IGNORED_BODY_ERRORS
@@ -273,6 +288,7 @@ export function Endpoint(options: EndpointOptions): MethodDecorator {
     role: options.role,
     action: options.operationId,
     status: successStatus(options.responses),
+    usesDatabase: options.access !== 'public' || errors.includes('SERVICE_UNAVAILABLE'),
   };
   return applyDecorators(
     SetMetadata(ACCESS, declared),

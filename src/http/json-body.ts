@@ -37,6 +37,13 @@ export function isJsonType(request: IncomingMessage): boolean {
  * skipped.
  */
 export async function readJsonBody(request: IncomingMessage): Promise<Record<string, unknown>> {
+  return (await readJsonBodyText(request)).value;
+}
+
+/** readJsonBody, and the body's text as it came (for a signature over its exact bytes). */
+export async function readJsonBodyText(
+  request: IncomingMessage,
+): Promise<{ text: string; value: Record<string, unknown> }> {
   if (!hasBody(request)) throw notAnObject();
   const type = headerValue(request.headers, 'content-type') ?? '';
   if (!JSON_TYPE.test(type)) throw new ApiError('UNSUPPORTED_MEDIA_TYPE');
@@ -78,7 +85,7 @@ export async function readJsonBody(request: IncomingMessage): Promise<Record<str
   }
   const refusals = textFieldRefusals(value);
   if (refusals.length > 0) throw ApiError.invalidParameters(refusals);
-  return value as Record<string, unknown>;
+  return { text, value: value as Record<string, unknown> };
 }
 
 /** Valid JSON holding a key refused for prototype poisoning: the answer names it, and where. */

@@ -1,6 +1,7 @@
 /**
  * The groups of the OpenAPI document, in the order the docs page shows them: the names are those
- * the controllers give `@ApiTags`, and each group says what its operations are for.
+ * the controllers give `@ApiTags`, and each group says what its operations are for. A group this
+ * deployment serves nothing of (the sandbox's, in production) is left out of its document.
  */
 export const OPENAPI_TAGS: readonly { name: string; description: string }[] = [
   {
@@ -11,6 +12,16 @@ export const OPENAPI_TAGS: readonly { name: string; description: string }[] = [
     name: 'Payment status',
     description:
       "A payment session's status, looked up by its validation key after a callback (or at any time).",
+  },
+  {
+    name: 'Checkout',
+    description:
+      'A payment from start to end: init-iframe (merchant), the widget script, and the checkout page the widget shows (HTML, its script and stylesheet, its actions).',
+  },
+  {
+    name: 'Sandbox',
+    description:
+      'Only with CHECKOUT_SANDBOX=true (`npm start`), never in production: the home page, and the demo shop that runs the whole checkout in one browser window (its page, and its server routes as a merchant has them).',
   },
   {
     name: 'Health',

@@ -69,7 +69,11 @@ export class RouteTable {
         }
       }
       if (methods.has('GET')) methods.add('HEAD');
-      this.add(contextPath + path, methods, access);
+      // A path item with a server of its own at `/` is served at the host root (see swagger.ts).
+      const atRoot = item.servers?.some((server) => server.url === '/') ?? false;
+      // The root below CONTEXT_PATH is the prefix itself (`/pegasus-ci`), as the routers serve it.
+      const below = contextPath && path === '/' ? '' : path;
+      this.add(atRoot ? path : contextPath + below, methods, access);
     }
     const get = new Set(['GET', 'HEAD']);
     for (const path of [docs.page, `${docs.page}/`, docs.document])

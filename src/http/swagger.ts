@@ -5,6 +5,7 @@ import {
   ADMIN_SCHEME,
   ALIASES_EXTENSION,
   ALIAS_OF_EXTENSION,
+  AT_HOST_ROOT_EXTENSION,
   API_KEY_SCHEME,
   DocumentedSetting,
   PathAlias,
@@ -126,14 +127,30 @@ export class DocsMount implements OnModuleInit {
   }
 }
 
-/** What the decorators cannot say: aliases, explicit "no security", this deployment's settings. */
+/**
+ * What the decorators cannot say: aliases, explicit "no security", this deployment's settings,
+ * only the groups it serves.
+ */
 function finishDocument(document: OpenAPIObject, config: AppConfig): void {
+  const used = new Set(
+    Object.values(document.paths).flatMap((item: PathItemObject) =>
+      HTTP_METHODS.flatMap((method) => item[method]?.tags ?? []),
+    ),
+  );
+  document.tags = document.tags?.filter((tag) => used.has(tag.name));
   for (const [path, item] of Object.entries(document.paths)) {
     for (const method of HTTP_METHODS) {
       const operation = item[method];
       if (!operation) continue;
       operation.security ??= [];
       markAliases(document, path, method, operation);
+      const extensions = operation as OperationObject & Record<string, unknown>;
+      if (extensions[AT_HOST_ROOT_EXTENSION]) {
+        delete extensions[AT_HOST_ROOT_EXTENSION];
+        if (config.contextPath) {
+          item.servers = [{ url: '/', description: 'The host root, outside CONTEXT_PATH' }];
+        }
+      }
     }
   }
   const settings: Record<DocumentedSetting, number> = {

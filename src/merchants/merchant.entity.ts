@@ -28,6 +28,10 @@ export class Merchant {
     transformer: EPOCH_MS,
   })
   callbackSecretRotatedAt: number | null;
+
+  /** Origins besides those of a session's callback URLs that may frame its checkout page (JSON). */
+  @Column({ name: 'checkout_origins', type: 'text', nullable: true })
+  checkoutOrigins: string | null;
 }
 
 /** An API key, stored only as the SHA-256 hash of its plaintext. */

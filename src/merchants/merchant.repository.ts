@@ -62,6 +62,11 @@ export abstract class MerchantRepository {
 
   abstract rename(tx: Tx, id: string, name: string): Promise<void>;
 
+  /** Origins besides those of a session's callback URLs that may frame its checkout page. */
+  abstract findCheckoutOrigins(tx: Tx, id: string): Promise<string[] | undefined>;
+
+  abstract setCheckoutOrigins(tx: Tx, id: string, origins: string[]): Promise<void>;
+
   /** The merchant's callback secrets as stored (encrypted); undefined for an unknown merchant. */
   abstract findCallbackSecrets(tx: Tx, id: string): Promise<StoredCallbackSecrets | undefined>;
 

@@ -63,6 +63,23 @@ export class TypeOrmMerchantRepository extends MerchantRepository {
     await managerOf(tx).update(Merchant, { id }, { name });
   }
 
+  async findCheckoutOrigins(tx: Tx, id: string): Promise<string[] | undefined> {
+    const row = await managerOf(tx).findOne(Merchant, {
+      where: { id },
+      select: { id: true, checkoutOrigins: true },
+    });
+    if (!row) return undefined;
+    return row.checkoutOrigins ? (JSON.parse(row.checkoutOrigins) as string[]) : [];
+  }
+
+  async setCheckoutOrigins(tx: Tx, id: string, origins: string[]): Promise<void> {
+    await managerOf(tx).update(
+      Merchant,
+      { id },
+      { checkoutOrigins: origins.length > 0 ? JSON.stringify(origins) : null },
+    );
+  }
+
   async findCallbackSecrets(tx: Tx, id: string): Promise<StoredCallbackSecrets | undefined> {
     const row = await managerOf(tx).findOne(Merchant, {
       where: { id },

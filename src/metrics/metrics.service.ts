@@ -7,7 +7,7 @@ import { CacheLookups, type CacheName } from './cache-lookups.js';
 import { poolConnections } from './db-pool.js';
 
 /** The limits whose refusals are counted (`rate_limit_refusals_total{limit}`). */
-export type RefusedLimit = 'general' | 'status_not_found';
+export type RefusedLimit = 'general' | 'status_not_found' | 'checkout_refusals';
 
 export type CallbackState = 'pending' | 'delivered' | 'failed';
 
@@ -153,6 +153,7 @@ export class MetricsService implements CacheLookups, RequestObserver {
     this.refusals = {
       general: zeroed(refusals.labels('general')),
       status_not_found: zeroed(refusals.labels('status_not_found')),
+      checkout_refusals: zeroed(refusals.labels('checkout_refusals')),
     };
     const lookupsOf = (cache: CacheName) => ({
       hit: zeroed(lookups.labels(cache, 'hit')),

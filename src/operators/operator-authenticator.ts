@@ -16,7 +16,7 @@ import { hashOperatorToken, OPERATOR_TOKEN_PREFIX } from './operator-token.js';
 export const OPERATOR_TOKEN_CHANGED = 'operator-token-changed';
 
 /** The break-glass credential: ADMIN_TOKEN, with every role. */
-export const ROOT: OperatorIdentity = { kind: 'root', id: 'root', name: 'root' };
+export const ROOT: OperatorIdentity = { kind: 'root', id: 'root', name: 'root', role: 'admin' };
 
 /**
  * The challenges of RFC 6750 (section 3): a request without a bearer token gets the bare

@@ -1,4 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { EPOCH_MS } from '../common/epoch-ms.js';
 import type { PaymentStatus } from './payment-status.types.js';
 
 /**
@@ -59,6 +60,14 @@ export class PaymentSession {
   @CreateDateColumn({ name: 'created_at' })
   createdAt: Date;
 
+  /** Who created the session (an Actor as JSON); null for sessions older than the column. */
+  @Column({ name: 'created_by', type: 'varchar', length: 300, nullable: true })
+  createdBy: string | null;
+
+  /** When the session was created (epoch ms): the order of the operator's list. */
+  @Column({ name: 'created_at_ms', type: 'bigint', nullable: true, transformer: EPOCH_MS })
+  createdAtMs: number | null;
+
   @UpdateDateColumn({ name: 'updated_at' })
   updatedAt: Date;
 }
@@ -85,6 +94,10 @@ export class PaymentSessionTransition {
 
   @Column({ name: 'detailed_status', type: 'varchar', length: 64, nullable: true })
   detailedStatus: string | null;
+
+  /** Who made the transition (an Actor as JSON); null for transitions older than the column. */
+  @Column({ type: 'varchar', length: 300, nullable: true })
+  actor: string | null;
 
   @CreateDateColumn({ name: 'at' })
   at: Date;

@@ -1,6 +1,7 @@
 import type { Tx } from '../database/transactions.js';
 import type { StoredReport } from './payment-status.shapes.js';
 import type { PaymentStatus } from './payment-status.types.js';
+import type { Actor } from './actor.js';
 
 /** A payment session as stored. */
 /** Where the merchant is called back; never part of what the status lookup shows. */
@@ -33,6 +34,8 @@ export interface TransitionRecord {
   fromStatus: PaymentStatus | null;
   toStatus: PaymentStatus;
   detailedStatus: string | null;
+  /** Who made it; null for transitions stored before the service kept it. */
+  actor: Actor | null;
   at: Date;
 }
 
@@ -46,6 +49,25 @@ export interface SessionUpdate {
 /** A transition to record, and whose it is. */
 export type NewTransition = Omit<TransitionRecord, 'at'> & { validationKey: string };
 
+/** A session as the operator's list and detail show it. */
+export interface ListedSession extends SessionRecord {
+  /** Epoch ms; null only for a session whose creation time was never known. */
+  createdAtMs: number | null;
+  createdBy: Actor | null;
+}
+
+/** Which sessions the operator lists: newest first, after the cursor's session when given. */
+export interface SessionListQuery {
+  merchantId?: string;
+  status?: PaymentStatus;
+  /** Created at or after (epoch ms). */
+  createdFrom?: number;
+  /** Created before (epoch ms). */
+  createdTo?: number;
+  after?: { createdAtMs: number; validationKey: string };
+  limit: number;
+}
+
 /** Storage of payment sessions and their transitions. */
 export abstract class PaymentSessionRepository {
   /** The session by key, read on the hot path (outside any transaction). */
@@ -54,8 +76,8 @@ export abstract class PaymentSessionRepository {
   /** The session by key, inside a transaction. */
   abstract findIn(tx: Tx, validationKey: string): Promise<SessionRecord | undefined>;
 
-  /** Inserts a new session; false when a session with this key exists already. */
-  abstract insert(tx: Tx, session: SessionRecord): Promise<boolean>;
+  /** Inserts a new session, made by `createdBy`; false when a session with this key exists already. */
+  abstract insert(tx: Tx, session: SessionRecord, createdBy?: Actor): Promise<boolean>;
 
   /**
    * Stores the next report and moves the version on by one, only if the stored version is still
@@ -78,7 +100,7 @@ export abstract class PaymentSessionRepository {
   abstract findManyIn(tx: Tx, validationKeys: string[]): Promise<Map<string, SessionRecord>>;
 
   /** Inserts new sessions (seed files); throws when one of the keys exists already. */
-  abstract insertMany(tx: Tx, sessions: SessionRecord[]): Promise<void>;
+  abstract insertMany(tx: Tx, sessions: SessionRecord[], createdBy?: Actor): Promise<void>;
 
   /**
    * updateIfVersion for many sessions at once; returns how many were updated (fewer than given
@@ -93,6 +115,12 @@ export abstract class PaymentSessionRepository {
 
   /** Gives sessions the times a seed file carries (created, became final). */
   abstract setSeededTimes(tx: Tx, times: SeededTimes[]): Promise<void>;
+
+  /** Sessions newest first (ties by key, descending), filtered, at most `limit`. */
+  abstract list(query: SessionListQuery): Promise<ListedSession[]>;
+
+  /** One session with its creation, read afresh. */
+  abstract findListed(validationKey: string): Promise<ListedSession | undefined>;
 
   /**
    * Sessions final since `finalBefore` (epoch ms) or earlier that hold personal data, oldest

@@ -19,10 +19,14 @@ import {
   statusFieldErrors,
   toStoredReport,
 } from './payment-report.rules.js';
+import { Actor } from './actor.js';
+import { PersonalDataHolders } from './personal-data-holders.js';
 import {
+  ListedSession,
   NewTransition,
   PaymentSessionRepository,
   SeededTimes,
+  SessionListQuery,
   SessionRecord,
   SessionUpdate,
   TransitionRecord,
@@ -86,6 +90,13 @@ const CALLBACK_STATUSES: readonly PaymentStatus[] = ['SUCCESSFUL', 'FAILED', 'NO
 export interface ApplyOptions {
   /** Store the callbacks the transitions cause (seed files do not, unless asked). */
   callbacks: boolean;
+  /** Who reports: recorded as the creator of a new session and on each transition. */
+  actor?: Actor;
+  /**
+   * Apply the report only to a session that exists and is in one of these statuses (judged with
+   * the version the update is conditional on); otherwise a 409 CONFLICT with `conflict`.
+   */
+  onlyFrom?: { statuses: readonly PaymentStatus[]; conflict: string };
 }
 
 /** Lost a race with another writer; the report is judged again against the new state. */
@@ -113,6 +124,7 @@ export class PaymentSessionService {
     @Optional() private readonly changes: ChangeFeed = SINGLE_PROCESS_FEED,
     @Optional() private readonly files?: DatabaseFiles,
     @Optional() private readonly metrics?: MetricsService,
+    @Optional() private readonly holders?: PersonalDataHolders,
   ) {
     changes.subscribe(PERSONAL_DATA_ERASED, {
       onChange: (key) => this.forgetAnswer(key),
@@ -171,23 +183,37 @@ export class PaymentSessionService {
     report: PaymentReportDto,
     call?: OperatorCall,
   ): Promise<ReportResult> {
+    const actor: Actor | undefined = call && {
+      kind: 'operator',
+      id: call.operator.id,
+      name: call.operator.name,
+    };
+    return this.transact(async (tx) => {
+      const result = await this.apply(tx, validationKey, report, { callbacks: true, actor });
+      if (result.outcome !== 'unchanged') {
+        await this.audit.record(tx, call, {
+          target: validationKey,
+          outcome: result.outcome === 'created' ? 201 : 200,
+          changes: changesBetween(
+            result.previous && audited(result.previous),
+            audited(result.session),
+            PERSONAL_FIELDS.map((field) => `paymentResponse.${field}`),
+          ),
+        });
+      }
+      return result;
+    });
+  }
+
+  /**
+   * Runs `work` in a transaction of its own, again (against the new state) when it lost a race
+   * with another writer of the same session, up to MAX_REPORT_ATTEMPTS times; then 409. For work
+   * that calls apply().
+   */
+  async transact<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.transactions.run(async (tx) => {
-          const result = await this.apply(tx, validationKey, report);
-          if (result.outcome !== 'unchanged') {
-            await this.audit.record(tx, call, {
-              target: validationKey,
-              outcome: result.outcome === 'created' ? 201 : 200,
-              changes: changesBetween(
-                result.previous && audited(result.previous),
-                audited(result.session),
-                PERSONAL_FIELDS.map((field) => `paymentResponse.${field}`),
-              ),
-            });
-          }
-          return result;
-        });
+        return await this.transactions.run(work);
       } catch (error) {
         if (!(error instanceof StaleVersion)) throw error;
         if (attempt >= MAX_REPORT_ATTEMPTS) {
@@ -214,9 +240,16 @@ export class PaymentSessionService {
     this.validate(validationKey, report);
     const next = toStoredReport(report);
     const current = await this.sessions.findIn(tx, validationKey);
+    const only = options.onlyFrom;
+    if (only && (!current || !only.statuses.includes(current.status))) {
+      throw new ApiError('CONFLICT', { message: only.conflict });
+    }
     if (!current && !(await this.merchants.exists(tx, report.merchantId))) throw unknownMerchant();
     const change = sessionChange(validationKey, report, next, current);
-    if (change.outcome === 'created' && !(await this.sessions.insert(tx, change.session))) {
+    if (
+      change.outcome === 'created' &&
+      !(await this.sessions.insert(tx, change.session, options.actor))
+    ) {
       throw new StaleVersion();
     }
     if (
@@ -304,6 +337,9 @@ export class PaymentSessionService {
     const { stored, erased } = withoutPersonalData(session.paymentResponse);
     const now = erased.length > 0 ? Date.now() : null;
     await this.sessions.storeErasure(tx, session.validationKey, stored, now);
+    // What else holds the session's personal data (the checkout's customer and address) is
+    // erased whether or not the payment response held any.
+    await this.holders?.eraseIn(tx, session.validationKey);
     if (erased.length === 0) return erased;
     await this.outbox.rewriteBodies(tx, session.validationKey, callbackBodyWithoutPersonalData);
     if (announce) await this.changes.announce(tx, PERSONAL_DATA_ERASED, session.validationKey);
@@ -361,7 +397,7 @@ export class PaymentSessionService {
           updates.push({ validationKey, expectedVersion, next: change.stored });
         }
         if (change.transitioned) {
-          transitions.push(transitionOf(change.session, change.previous));
+          transitions.push(transitionOf(change.session, change.previous, options.actor));
           const callback = options.callbacks ? callbackOf(change.session) : undefined;
           if (callback) callbacks.push(callback);
           const seeded = times && seededTimesOf(change.session, change.outcome, times);
@@ -372,7 +408,7 @@ export class PaymentSessionService {
         refused(index)(error);
       }
     }
-    await this.sessions.insertMany(tx, inserts);
+    await this.sessions.insertMany(tx, inserts, options.actor);
     if ((await this.sessions.updateManyIfVersion(tx, updates)) !== updates.length) {
       throw new StaleVersion('A payment session changed while the batch was applied.');
     }
@@ -380,6 +416,21 @@ export class PaymentSessionService {
     if (seededTimes.length > 0) await this.sessions.setSeededTimes(tx, seededTimes);
     for (const callback of callbacks) await this.outbox.enqueue(tx, callback);
     return results;
+  }
+
+  /** The session as stored, inside the caller's transaction. */
+  findIn(tx: Tx, validationKey: string): Promise<SessionRecord | undefined> {
+    return this.sessions.findIn(tx, validationKey);
+  }
+
+  /** Sessions for the operator's list: newest first, filtered, a page after a cursor. */
+  list(query: SessionListQuery): Promise<ListedSession[]> {
+    return this.sessions.list(query);
+  }
+
+  /** One session with who created it and when, read afresh; undefined when unknown. */
+  findListed(validationKey: string): Promise<ListedSession | undefined> {
+    return this.sessions.findListed(validationKey);
   }
 
   /** Every transition of the session, oldest first; undefined for an unknown session. */
@@ -412,7 +463,7 @@ export class PaymentSessionService {
     previous: SessionRecord | null,
     options: ApplyOptions,
   ): Promise<void> {
-    const transition = this.recordTransition(tx, session, previous);
+    const transition = this.recordTransition(tx, session, previous, options.actor);
     const callback = options.callbacks ? callbackOf(session) : undefined;
     // Two rows independent of each other: sent together, one round trip of the transaction
     // rather than two (a serialised SQLite write waits an event-loop turn for each).
@@ -423,8 +474,9 @@ export class PaymentSessionService {
     tx: Tx,
     session: SessionRecord,
     previous: SessionRecord | null,
+    actor: Actor | undefined,
   ): Promise<void> {
-    const { validationKey, ...transition } = transitionOf(session, previous);
+    const { validationKey, ...transition } = transitionOf(session, previous, actor);
     return this.sessions.addTransition(tx, validationKey, transition);
   }
 }
@@ -446,13 +498,18 @@ function seededTimesOf(
 }
 
 /** The transition that produced `session` from `previous` (null: it was created). */
-function transitionOf(session: SessionRecord, previous: SessionRecord | null): NewTransition {
+function transitionOf(
+  session: SessionRecord,
+  previous: SessionRecord | null,
+  actor: Actor | undefined,
+): NewTransition {
   return {
     validationKey: session.validationKey,
     version: session.version,
     fromStatus: previous?.status ?? null,
     toStatus: session.status,
     detailedStatus: session.detailedStatus,
+    actor: actor ?? null,
   };
 }
 

@@ -6,6 +6,7 @@ import { PaymentSession, PaymentSessionTransition } from './payment-session.enti
 import { PaymentSessionRepository } from './payment-session.repository.js';
 import { PaymentSessionService } from './payment-session.service.js';
 import { PaymentStatusController } from './payment-status.controller.js';
+import { PersonalDataHolders } from './personal-data-holders.js';
 import { PersonalDataRetention } from './personal-data-retention.js';
 import { StatusLookupLimit } from './status-lookup-limit.js';
 import { TypeOrmPaymentSessionRepository } from './typeorm-payment-session.repository.js';
@@ -24,8 +25,14 @@ import { UnservedRequestPolicy } from '../http/ports.js';
     { provide: PaymentSessionRepository, useClass: TypeOrmPaymentSessionRepository },
     StatusLookupLimit,
     PersonalDataRetention,
+    PersonalDataHolders,
     { provide: UnservedRequestPolicy, useClass: UnservedStatusLookups },
   ],
-  exports: [PaymentSessionService, UnservedRequestPolicy, PersonalDataRetention],
+  exports: [
+    PaymentSessionService,
+    UnservedRequestPolicy,
+    PersonalDataRetention,
+    PersonalDataHolders,
+  ],
 })
 export class PaymentStatusModule {}

@@ -14,11 +14,14 @@ import type { Tx } from '../database/transactions.js';
 import { execute } from '../database/sql.js';
 import { managerOf } from '../database/typeorm-transactions.js';
 import { PaymentSession } from './payment-session.entity.js';
+import { actorOf, storedActor, type Actor } from './actor.js';
 import {
   CallbackUrls,
+  ListedSession,
   NewTransition,
   PaymentSessionRepository,
   SeededTimes,
+  SessionListQuery,
   SessionRecord,
   SessionUpdate,
   TransitionRecord,
@@ -32,15 +35,19 @@ const SELECT_SESSIONS =
   'detailed_status AS "detailedStatus", error_message AS "errorMessage", ' +
   'payment_response AS "paymentResponse", return_url AS "returnUrl", error_url AS "errorUrl", ' +
   'version, personal_data_erased_at AS "personalDataErasedAt" FROM payment_session';
+/** A session with who created it and when, as the operator lists it. */
+const SELECT_LISTED =
+  SELECT_SESSIONS.replace(' FROM payment_session', '') +
+  ', created_at_ms AS "createdAtMs", created_by AS "createdBy" FROM payment_session';
 const HISTORY_SQL =
   'SELECT version, from_status AS "fromStatus", to_status AS "toStatus", ' +
-  'detailed_status AS "detailedStatus", at FROM payment_session_transition ' +
+  'detailed_status AS "detailedStatus", actor, at FROM payment_session_transition ' +
   'WHERE validation_key = ? ORDER BY version';
 /** A new session; none when the key is taken (another writer got there first). */
 const INSERT_SESSION =
   'INSERT INTO payment_session (validation_key, merchant_id, status, detailed_status, ' +
   'error_message, payment_response, return_url, error_url, version, final_at, ' +
-  'holds_personal_data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ' +
+  'holds_personal_data, created_by, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ' +
   'ON CONFLICT (validation_key) DO NOTHING';
 /** The next report, only over the version it was judged against; final_at set once. */
 const UPDATE_SESSION_IF_VERSION =
@@ -50,7 +57,7 @@ const UPDATE_SESSION_IF_VERSION =
   'WHERE validation_key = ? AND version = ?';
 const INSERT_TRANSITION =
   'INSERT INTO payment_session_transition (validation_key, version, from_status, to_status, ' +
-  'detailed_status) VALUES (?, ?, ?, ?, ?)';
+  'detailed_status, actor) VALUES (?, ?, ?, ?, ?, ?)';
 /** Keys read by one statement of the status lookup at most. */
 const LOOKUP_BATCH_KEYS = 256;
 
@@ -70,6 +77,8 @@ const SESSION_COLUMNS: BatchColumn[] = [
   { name: 'version', type: 'integer' },
   { name: 'final_at', type: 'bigint' },
   { name: 'holds_personal_data', type: 'boolean' },
+  { name: 'created_by', type: 'text' },
+  { name: 'created_at_ms', type: 'bigint' },
 ];
 const UPDATE_COLUMNS: BatchColumn[] = [
   { name: 'validation_key', type: 'text' },
@@ -81,6 +90,7 @@ const UPDATE_COLUMNS: BatchColumn[] = [
 const SEEDED_TIME_COLUMNS: BatchColumn[] = [
   { name: 'validation_key', type: 'text' },
   { name: 'created_at', type: 'text' },
+  { name: 'created_at_ms', type: 'bigint' },
   { name: 'final_at', type: 'bigint' },
 ];
 const TRANSITION_COLUMNS: BatchColumn[] = [
@@ -89,6 +99,7 @@ const TRANSITION_COLUMNS: BatchColumn[] = [
   { name: 'from_status', type: 'text' },
   { name: 'to_status', type: 'text' },
   { name: 'detailed_status', type: 'text' },
+  { name: 'actor', type: 'text' },
 ];
 
 @Injectable()
@@ -127,14 +138,17 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
     return rows[0] && fromRow(rows[0]);
   }
 
-  async insert(tx: Tx, session: SessionRecord): Promise<boolean> {
+  async insert(tx: Tx, session: SessionRecord, createdBy?: Actor): Promise<boolean> {
+    const now = Date.now();
     const { affected } = await execute(tx, INSERT_SESSION, [
       session.validationKey,
       session.merchantId,
       ...reportValues(session),
       session.version,
-      finalAtOf(session.status, Date.now()),
+      finalAtOf(session.status, now),
       holdsPersonalData(session.paymentResponse),
+      storedActor(createdBy),
+      now,
     ]);
     return affected === 1;
   }
@@ -167,6 +181,7 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
       transition.fromStatus,
       transition.toStatus,
       transition.detailedStatus,
+      storedActor(transition.actor ?? undefined),
     ]);
   }
 
@@ -180,8 +195,9 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
     return new Map(rows.map((row) => [row.validationKey, fromRow(row)]));
   }
 
-  async insertMany(tx: Tx, sessions: SessionRecord[]): Promise<void> {
+  async insertMany(tx: Tx, sessions: SessionRecord[], createdBy?: Actor): Promise<void> {
     const now = Date.now();
+    const by = storedActor(createdBy);
     await insertBatch(
       tx,
       'payment_session',
@@ -193,6 +209,8 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
         s.version,
         finalAtOf(s.status, now),
         holdsPersonalData(s.paymentResponse),
+        by,
+        now,
       ]),
     );
   }
@@ -234,15 +252,57 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
         t.fromStatus,
         t.toStatus,
         t.detailedStatus,
+        storedActor(t.actor ?? undefined),
       ]),
     );
   }
 
   async history(validationKey: string): Promise<TransitionRecord[]> {
-    const rows = await this.reads.all<TransitionRecord & { at: Date | string }>(HISTORY_SQL, [
-      validationKey,
-    ]);
-    return rows.map((row) => ({ ...row, version: Number(row.version), at: timestampOf(row.at) }));
+    const rows = await this.reads.all<
+      Omit<TransitionRecord, 'actor'> & { at: Date | string; actor: string | null }
+    >(HISTORY_SQL, [validationKey]);
+    return rows.map((row) => ({
+      ...row,
+      version: Number(row.version),
+      actor: actorOf(row.actor),
+      at: timestampOf(row.at),
+    }));
+  }
+
+  async list(query: SessionListQuery): Promise<ListedSession[]> {
+    const conditions: string[] = [];
+    const values: unknown[] = [];
+    const where = (condition: string, ...given: unknown[]) => {
+      conditions.push(condition);
+      values.push(...given);
+    };
+    if (query.merchantId !== undefined) where('merchant_id = ?', query.merchantId);
+    if (query.status !== undefined) where('status = ?', query.status);
+    if (query.createdFrom !== undefined) where('created_at_ms >= ?', query.createdFrom);
+    if (query.createdTo !== undefined) where('created_at_ms < ?', query.createdTo);
+    if (query.after) {
+      const { createdAtMs, validationKey } = query.after;
+      where(
+        '(created_at_ms < ? OR (created_at_ms = ? AND validation_key < ?))',
+        createdAtMs,
+        createdAtMs,
+        validationKey,
+      );
+    }
+    const rows = await this.reads.all<Parameters<typeof toListed>[0]>(
+      `${SELECT_LISTED}${conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : ''} ` +
+        'ORDER BY created_at_ms DESC, validation_key DESC LIMIT ?',
+      [...values, query.limit],
+    );
+    return rows.map(toListed);
+  }
+
+  async findListed(validationKey: string): Promise<ListedSession | undefined> {
+    const [row] = await this.reads.all<Parameters<typeof toListed>[0]>(
+      `${SELECT_LISTED} WHERE validation_key = ?`,
+      [validationKey],
+    );
+    return row && toListed(row);
   }
 
   async dueForErasure(
@@ -295,9 +355,12 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
       times.map((t) => [
         t.validationKey,
         t.createdAt === null || postgres ? t.createdAt : sqliteTime(t.createdAt),
+        t.createdAt === null ? null : Date.parse(t.createdAt),
         t.finalAt,
       ]),
       `created_at = COALESCE(${createdAt}, payment_session.created_at), ` +
+        // The operator's listing orders and filters by the creation in epoch milliseconds.
+        'created_at_ms = COALESCE(v.created_at_ms, payment_session.created_at_ms), ' +
         'final_at = COALESCE(v.final_at, payment_session.final_at)',
       'payment_session.validation_key = v.validation_key',
     );
@@ -323,6 +386,15 @@ function reportValues(report: StoredReport & CallbackUrls): unknown[] {
 /** `YYYY-MM-DD HH:MM:SS.sss` in UTC: how SQLite's datetime columns hold a time. */
 function sqliteTime(iso: string): string {
   return new Date(iso).toISOString().replace('T', ' ').replace('Z', '');
+}
+
+/** A session as the operator lists it, read with SELECT_LISTED. */
+function toListed(row: SessionRecord & { createdAtMs: unknown; createdBy: string | null }) {
+  return {
+    ...fromRow(row),
+    createdAtMs: row.createdAtMs == null ? null : Number(row.createdAtMs),
+    createdBy: actorOf(row.createdBy),
+  };
 }
 
 /** A session read with SELECT_SESSIONS (PostgreSQL hands integers and bigints over as text). */

@@ -180,6 +180,7 @@ export class SeedWriter {
     });
     const results = await this.services.sessions.applyBatch(this.tx, reports, {
       callbacks: this.callbacks,
+      actor: { kind: 'seed' },
     });
     results.forEach((result, i) => {
       if (result instanceof ApiError) this.refuse('paymentSessions', batch[i].index, result);

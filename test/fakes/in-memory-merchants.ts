@@ -15,6 +15,7 @@ interface State {
   merchants: Map<string, ListedMerchant>;
   keys: Map<string, ApiKeyRecord>;
   secrets: Map<string, StoredCallbackSecrets>;
+  checkoutOrigins: Map<string, string[]>;
 }
 
 /** Ids and names compare by code unit, as the database's binary collation does. */
@@ -25,7 +26,12 @@ function pageOf<T>(rows: T[], { page, size }: PageRequest): Page<T> {
 }
 
 export class InMemoryMerchants extends MerchantRepository implements Rollbackable {
-  private state: State = { merchants: new Map(), keys: new Map(), secrets: new Map() };
+  private state: State = {
+    merchants: new Map(),
+    keys: new Map(),
+    secrets: new Map(),
+    checkoutOrigins: new Map(),
+  };
   /** Hot-path key lookups made, to check what the service keeps in memory. */
   keyLookups = 0;
   /** Reads of callback secrets made, likewise. */
@@ -50,6 +56,15 @@ export class InMemoryMerchants extends MerchantRepository implements Rollbackabl
   async find(_tx: Tx, id: string): Promise<MerchantRecord | undefined> {
     const merchant = this.state.merchants.get(id);
     return merchant && { id: merchant.id, name: merchant.name };
+  }
+
+  async findCheckoutOrigins(_tx: Tx, id: string): Promise<string[] | undefined> {
+    if (!this.state.merchants.has(id)) return undefined;
+    return copy(this.state.checkoutOrigins.get(id) ?? []);
+  }
+
+  async setCheckoutOrigins(_tx: Tx, id: string, origins: string[]): Promise<void> {
+    this.state.checkoutOrigins.set(id, copy(origins));
   }
 
   async list(_tx: Tx, page: PageRequest): Promise<Page<ListedMerchant>> {

@@ -1,9 +1,12 @@
 import type { Tx } from '../../src/database/transactions.js';
+import type { Actor } from '../../src/payment-status/actor.js';
 import {
   CallbackUrls,
+  ListedSession,
   NewTransition,
   PaymentSessionRepository,
   SeededTimes,
+  SessionListQuery,
   SessionRecord,
   SessionUpdate,
   TransitionRecord,
@@ -17,6 +20,9 @@ import { Rollbackable, copy } from './in-memory-transactions.js';
 type StoredSession = SessionRecord & {
   finalAt?: number | null;
   createdAt?: string;
+  personalDataErasedAt?: number | null;
+  createdAtMs?: number | null;
+  createdBy?: Actor | null;
 };
 
 interface State {
@@ -53,14 +59,62 @@ export class InMemoryPaymentSessions extends PaymentSessionRepository implements
     return session && copy(session);
   }
 
-  async insert(_tx: Tx, session: SessionRecord): Promise<boolean> {
+  async insert(_tx: Tx, session: SessionRecord, createdBy?: Actor): Promise<boolean> {
     this.interfere();
     if (this.state.sessions.has(session.validationKey)) return false;
     this.state.sessions.set(session.validationKey, {
       ...copy(session),
       finalAt: isFinal(session.status) ? Date.now() : null,
+      createdAtMs: Date.now(),
+      createdBy: createdBy ? copy(createdBy) : null,
     });
     return true;
+  }
+
+  async list(query: SessionListQuery): Promise<ListedSession[]> {
+    return [...this.state.sessions.values()]
+      .map((s) => this.listed(s))
+      .filter(
+        (s) =>
+          (query.merchantId === undefined || s.merchantId === query.merchantId) &&
+          (query.status === undefined || s.status === query.status) &&
+          (query.createdFrom === undefined || (s.createdAtMs ?? 0) >= query.createdFrom) &&
+          (query.createdTo === undefined || (s.createdAtMs ?? 0) < query.createdTo) &&
+          (!query.after ||
+            (s.createdAtMs ?? 0) < query.after.createdAtMs ||
+            ((s.createdAtMs ?? 0) === query.after.createdAtMs &&
+              s.validationKey < query.after.validationKey)),
+      )
+      .sort(
+        (a, b) =>
+          (b.createdAtMs ?? 0) - (a.createdAtMs ?? 0) ||
+          (a.validationKey < b.validationKey ? 1 : a.validationKey > b.validationKey ? -1 : 0),
+      )
+      .slice(0, query.limit);
+  }
+
+  async findListed(validationKey: string): Promise<ListedSession | undefined> {
+    const session = this.state.sessions.get(validationKey);
+    return session && this.listed(session);
+  }
+
+  private listed(session: StoredSession): ListedSession {
+    const record: SessionRecord = {
+      validationKey: session.validationKey,
+      merchantId: session.merchantId,
+      status: session.status,
+      detailedStatus: session.detailedStatus,
+      errorMessage: session.errorMessage,
+      paymentResponse: session.paymentResponse,
+      returnUrl: session.returnUrl,
+      errorUrl: session.errorUrl,
+      version: session.version,
+    };
+    return {
+      ...copy(record),
+      createdAtMs: session.createdAtMs ?? null,
+      createdBy: session.createdBy ? copy(session.createdBy) : null,
+    };
   }
 
   async updateIfVersion(
@@ -111,7 +165,10 @@ export class InMemoryPaymentSessions extends PaymentSessionRepository implements
   async setSeededTimes(_tx: Tx, times: SeededTimes[]): Promise<void> {
     for (const { validationKey, createdAt, finalAt } of times) {
       const session = this.state.sessions.get(validationKey)!;
-      if (createdAt !== null) session.createdAt = createdAt;
+      if (createdAt !== null) {
+        session.createdAt = createdAt;
+        session.createdAtMs = Date.parse(createdAt);
+      }
       if (finalAt !== null) session.finalAt = finalAt;
     }
   }
@@ -157,9 +214,11 @@ export class InMemoryPaymentSessions extends PaymentSessionRepository implements
     return found;
   }
 
-  async insertMany(tx: Tx, sessions: SessionRecord[]): Promise<void> {
+  async insertMany(tx: Tx, sessions: SessionRecord[], createdBy?: Actor): Promise<void> {
     for (const session of sessions) {
-      if (!(await this.insert(tx, session))) throw new Error(`${session.validationKey} exists`);
+      if (!(await this.insert(tx, session, createdBy))) {
+        throw new Error(`${session.validationKey} exists`);
+      }
     }
   }
 

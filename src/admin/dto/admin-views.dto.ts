@@ -7,6 +7,7 @@ import {
   STATUS_ELEMENT_MODELS,
 } from '../../payment-status/dto/payment-status-view.dto.js';
 import { PAYMENT_STATUSES } from '../../payment-status/payment-status.types.js';
+import { ActorDto } from './admin-sessions.dto.js';
 
 export class AdminCatalogPageDto {
   @ApiProperty({ type: [StoredCryptoPairDto] }) payload: StoredCryptoPairDto[];
@@ -44,6 +45,11 @@ export class TransitionDto {
   from: string | null;
   @ApiProperty({ enum: PAYMENT_STATUSES, description: 'The status after.' }) to: string;
   @ApiPropertyOptional({ example: 'ABANDONED_BY_USER' }) detailedStatus?: string;
+  @ApiPropertyOptional({
+    type: ActorDto,
+    description: 'Who made it; absent for transitions older than this record.',
+  })
+  by?: ActorDto;
   @ApiProperty({ format: 'date-time' }) at: string;
 }
 

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
   IsArray,
@@ -12,6 +12,31 @@ import { CALLBACK_SECRET_RULE, isCallbackSecret } from '../callback-secrets.js';
 import { Trim } from '../../common/validators.js';
 import { MERCHANT_ID_PATTERN, MERCHANT_ID_RULE } from '../merchant-id.js';
 import { MAX_API_KEY_LENGTH, MIN_API_KEY_LENGTH } from '../api-key.js';
+import { CHECKOUT_ORIGIN_RULE, MAX_CHECKOUT_ORIGINS, isOrigin } from '../checkout-origins.js';
+
+/** Origins that may frame the merchant's checkout page besides those of its callback URLs. */
+function CheckoutOrigins(): PropertyDecorator {
+  return (target, key) => {
+    IsArray({ message: CHECKOUT_ORIGIN_RULE })(target, key);
+    ArrayMaxSize(MAX_CHECKOUT_ORIGINS, { message: CHECKOUT_ORIGIN_RULE })(target, key);
+    ValidateBy({
+      name: 'isOriginList',
+      validator: {
+        validate: (value: unknown) => Array.isArray(value) && value.every(isOrigin),
+        defaultMessage: () => CHECKOUT_ORIGIN_RULE,
+      },
+    })(target, key);
+  };
+}
+
+const CHECKOUT_ORIGINS_DOC: ApiPropertyOptions = {
+  type: 'array',
+  items: { type: 'string' },
+  maxItems: MAX_CHECKOUT_ORIGINS,
+  example: ['https://shop.example'],
+  description:
+    "Origins that may show the merchant's checkout page in a frame, besides the origins of each session's returnUrl and errorUrl (Content-Security-Policy frame-ancestors). `https` only in production.",
+};
 
 const NAME_RULE = 'must be a text of 1 to 200 characters';
 
@@ -26,6 +51,26 @@ export class CreateMerchantDto {
   @Length(1, 200, { message: NAME_RULE })
   @Trim()
   name: string;
+
+  @ApiPropertyOptional(CHECKOUT_ORIGINS_DOC)
+  @IsOptional()
+  @CheckoutOrigins()
+  checkoutOrigins?: string[];
+}
+
+/** PATCH of a merchant: only the fields given change. */
+export class UpdateMerchantDto {
+  @ApiPropertyOptional({ example: 'Acme Payments Ltd', minLength: 1, maxLength: 200 })
+  @IsOptional()
+  @IsString({ message: NAME_RULE })
+  @Length(1, 200, { message: NAME_RULE })
+  @Trim()
+  name?: string;
+
+  @ApiPropertyOptional(CHECKOUT_ORIGINS_DOC)
+  @IsOptional()
+  @CheckoutOrigins()
+  checkoutOrigins?: string[];
 }
 
 /** A merchant of a seed file, with the plaintext keys it should have. */
@@ -59,6 +104,7 @@ export class SeedMerchantDto extends CreateMerchantDto {
 export class MerchantDto {
   @ApiProperty({ example: 'acme' }) id: string;
   @ApiProperty({ example: 'Acme Payments Ltd' }) name: string;
+  @ApiProperty({ type: [String], example: ['https://shop.example'] }) checkoutOrigins: string[];
 }
 
 /** A merchant as created: its callback secret is shown in this answer only. */
@@ -130,4 +176,20 @@ export const CREATE_MERCHANT_EXAMPLES = {
     summary: 'A new merchant',
     value: { id: 'acme', name: 'Acme Payments Ltd' } satisfies CreateMerchantDto,
   },
+  withCheckoutOrigins: {
+    summary: 'A new merchant whose shop frames the checkout page',
+    value: {
+      id: 'acme-shop',
+      name: 'Acme Shop',
+      checkoutOrigins: ['https://shop.acme.example'],
+    } satisfies CreateMerchantDto,
+  },
+};
+
+export const UPDATE_MERCHANT_EXAMPLES = {
+  checkoutOrigins: {
+    summary: 'Let a shop frame the checkout page',
+    value: { checkoutOrigins: ['https://shop.example'] } satisfies UpdateMerchantDto,
+  },
+  rename: { summary: 'Rename', value: { name: 'Demo merchant' } satisfies UpdateMerchantDto },
 };

@@ -1,0 +1,144 @@
+import { Injectable } from '@nestjs/common';
+import { CheckoutService } from '../checkout/checkout.service.js';
+import { ApiError } from '../common/errors/api-error.js';
+import { moneyView } from '../common/money.js';
+import type { Listing } from '../common/http/envelope.js';
+import { ROLES_INCLUDING } from '../http/endpoint.decorator.js';
+import type { OperatorIdentity } from '../http/caller.js';
+import type { ListedSession } from '../payment-status/payment-session.repository.js';
+import { PaymentSessionService } from '../payment-status/payment-session.service.js';
+import { PERSONAL_FIELDS } from '../payment-status/payment-response.fields.js';
+import { buildStatusElement } from '../payment-status/payment-status.shapes.js';
+import {
+  SessionDetailDto,
+  SessionListQueryDto,
+  SessionSummaryDto,
+} from './dto/admin-sessions.dto.js';
+
+const DEFAULT_PAGE_SIZE = 20;
+
+/**
+ * Payment sessions as operators see them: a list, newest first with cursor pages, and one
+ * session with its status element, amounts, references, creator, callback URLs and checkout.
+ * The customer's personal data only for operators whose role includes `payments`.
+ */
+@Injectable()
+export class PaymentSessionViews {
+  constructor(
+    private readonly sessions: PaymentSessionService,
+    private readonly checkouts: CheckoutService,
+  ) {}
+
+  async list(
+    query: SessionListQueryDto,
+  ): Promise<Listing<SessionSummaryDto, { nextCursor?: string }>> {
+    const size = query.size ?? DEFAULT_PAGE_SIZE;
+    const rows = await this.sessions.list({
+      merchantId: query.merchantId,
+      status: query.status,
+      createdFrom: query.createdFrom === undefined ? undefined : Date.parse(query.createdFrom),
+      createdTo: query.createdTo === undefined ? undefined : Date.parse(query.createdTo),
+      after: query.cursor === undefined ? undefined : cursorOf(query.cursor),
+      limit: size + 1,
+    });
+    const page = rows.slice(0, size);
+    const last = page[page.length - 1];
+    return {
+      ...(rows.length > size && last ? { nextCursor: cursorFor(last) } : {}),
+      items: page.map(summaryOf),
+    };
+  }
+
+  async detail(validationKey: string, operator: OperatorIdentity): Promise<SessionDetailDto> {
+    const session = await this.sessions.findListed(validationKey);
+    if (!session) {
+      throw new ApiError('NOT_FOUND', {
+        message: 'Payment session not found.',
+        field: 'validationKey',
+      });
+    }
+    const personal =
+      operator.role !== undefined && ROLES_INCLUDING.payments.includes(operator.role);
+    const checkout = await this.checkouts.detailOf(validationKey);
+    const element = buildStatusElement(validationKey, session) as unknown as Record<
+      string,
+      unknown
+    >;
+    const response = element.paymentResponse as Record<string, unknown> | undefined;
+    if (response && !personal) for (const field of PERSONAL_FIELDS) delete response[field];
+    const request = checkout?.request;
+    const money = request ? moneyView(request.money) : response?.money;
+    return {
+      ...summaryOf(session),
+      version: session.version,
+      ...(money ? { money: money as SessionDetailDto['money'] } : {}),
+      ...optional('traceId', request?.traceId ?? (response?.traceId as string | undefined)),
+      ...optional(
+        'clientReference',
+        request?.clientReference ?? (response?.clientReference as string | undefined),
+      ),
+      ...optional(
+        'description',
+        request?.description ?? (response?.description as string | undefined),
+      ),
+      ...optional('returnUrl', session.returnUrl ?? undefined),
+      ...optional('errorUrl', session.errorUrl ?? undefined),
+      ...(checkout && request
+        ? {
+            checkout: {
+              expiresAt: new Date(checkout.expiresAt).toISOString(),
+              ...optional('chosenPair', checkout.chosenPair ?? undefined),
+              ...optional('languagePreference', request.languagePreference ?? undefined),
+              destinationAccountNumber: request.destinationAccountNumber,
+              brandId: request.brandId,
+              ...(personal && request.client ? { client: { ...request.client } } : {}),
+              ...(personal && request.address ? { address: { ...request.address } } : {}),
+            },
+          }
+        : {}),
+      payload: [element],
+    };
+  }
+}
+
+function optional<K extends string>(
+  name: K,
+  value: string | undefined,
+): Partial<Record<K, string>> {
+  return value === undefined ? {} : ({ [name]: value } as Record<K, string>);
+}
+
+function summaryOf(session: ListedSession): SessionSummaryDto {
+  return {
+    validationKey: session.validationKey,
+    merchantId: session.merchantId,
+    status: session.status,
+    ...optional('detailedStatus', session.detailedStatus ?? undefined),
+    ...(session.createdAtMs === null
+      ? {}
+      : { createdAt: new Date(session.createdAtMs).toISOString() }),
+    ...(session.createdBy ? { createdBy: { ...session.createdBy } } : {}),
+  };
+}
+
+function cursorFor(session: ListedSession): string {
+  return Buffer.from(JSON.stringify([session.createdAtMs ?? 0, session.validationKey])).toString(
+    'base64url',
+  );
+}
+
+function cursorOf(cursor: string): { createdAtMs: number; validationKey: string } {
+  try {
+    const [createdAtMs, validationKey] = JSON.parse(
+      Buffer.from(cursor, 'base64url').toString('utf8'),
+    ) as unknown[];
+    if (typeof createdAtMs === 'number' && typeof validationKey === 'string') {
+      return { createdAtMs, validationKey };
+    }
+  } catch {
+    // Refused below.
+  }
+  throw ApiError.invalidParameters([
+    { field: 'cursor', message: 'must be the nextCursor of an earlier page' },
+  ]);
+}

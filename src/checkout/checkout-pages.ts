@@ -1,0 +1,115 @@
+import { Inject, Injectable } from '@nestjs/common';
+import Handlebars from 'handlebars';
+import { presentationAmount, type StoredMoney } from '../common/money.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { ABANDONED_BY_USER, EXPIRED, FAILURE_REASON_CODES } from './checkout-outcomes.js';
+import type { CheckoutView } from './checkout.service.js';
+import { PAGE_LANGUAGES, pageLanguage, type PageMessages } from './messages.js';
+import {
+  SCRIPT_TYPE,
+  STYLESHEET_TYPE,
+  pageAnswer,
+  pageFile,
+  staticAnswer,
+  type WebAnswer,
+} from './web-answer.js';
+
+/** Where the checkout's page, script and stylesheet are served, below CONTEXT_PATH. */
+export const CHECKOUT_PATH = 'checkout';
+export const CHECKOUT_ASSETS_PATH = `${CHECKOUT_PATH}/assets`;
+/** Where integrations load the widget from: below CONTEXT_PATH, and at the host's root. */
+export const WIDGET_PATH = 'widgets/sgpg.js';
+
+/** The checkout's browser files, as served. */
+export type AssetName = 'checkout.js' | 'checkout.css';
+
+const file = (folder: 'views' | 'public', name: string) => pageFile(import.meta.url, folder, name);
+
+/**
+ * The checkout page, rendered by Handlebars from `views/checkout.hbs` (every value is escaped by
+ * the engine: nothing the merchant or customer sent is put into the HTML otherwise), and the
+ * browser files of `public/`, read once and served with a strong ETag.
+ */
+@Injectable()
+export class CheckoutPages {
+  private readonly template: Handlebars.TemplateDelegate;
+  private readonly base: string;
+  readonly widget: WebAnswer;
+  readonly assets: Record<AssetName, WebAnswer>;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.base = config.contextPath;
+    this.template = Handlebars.create().compile(file('views', 'checkout.hbs'));
+    this.widget = staticAnswer(
+      file('public', 'widget.js').replace("'__CHECKOUT_BASE__'", JSON.stringify(this.base)),
+      SCRIPT_TYPE,
+      true,
+    );
+    this.assets = {
+      'checkout.js': staticAnswer(file('public', 'checkout.js'), SCRIPT_TYPE),
+      'checkout.css': staticAnswer(file('public', 'checkout.css'), STYLESHEET_TYPE),
+    };
+  }
+
+  /**
+   * The page for `token`: framed only by the session's allowed origins (`frame-ancestors`), its
+   * messages sent only to `parentOrigin` when that is one of them.
+   */
+  page(view: CheckoutView, token: string, parentOrigin: string | undefined): WebAnswer {
+    const lang = pageLanguage(view.languagePreference);
+    const t = PAGE_LANGUAGES[lang];
+    const allowedParent =
+      parentOrigin !== undefined && view.frameAncestors.includes(parentOrigin) ? parentOrigin : '';
+    const [currency, protocol] = (view.chosenPair ?? '/').split('/');
+    const html = this.template({
+      lang,
+      t,
+      merchantName: view.merchantName,
+      amount: formatAmount(view.money, lang),
+      description: view.description,
+      stage: view.stage,
+      isChoose: view.stage === 'choose',
+      isChosen: view.stage === 'chosen',
+      isExpired: view.stage === 'expired',
+      isEnded: view.stage === 'ended',
+      pairs: view.pairs,
+      chosenPair: `${currency} ${t.on} ${protocol}`,
+      sandbox: view.sandbox,
+      reasons: FAILURE_REASON_CODES.map((code) => ({ code, label: t.reasons[code] })),
+      nonce: view.nonce ?? '',
+      actions: `${this.base}/${CHECKOUT_PATH}/${encodeURIComponent(token)}`,
+      assets: `${this.base}/${CHECKOUT_ASSETS_PATH}`,
+      parentOrigin: allowedParent,
+      outcome: view.ended?.outcome ?? '',
+      status: view.ended?.status ?? 'PENDING',
+      detailedStatus: view.ended?.detailedStatus ?? '',
+      endedMessage: view.ended ? endedMessage(view.ended, t) : '',
+    });
+    return pageAnswer(html, { frameAncestors: view.frameAncestors });
+  }
+}
+
+/** The amount as people read it in the page's language (`€10.00`, `10,00 €`). */
+export function formatAmount(money: StoredMoney, lang: string): string {
+  try {
+    return new Intl.NumberFormat(lang, { style: 'currency', currency: money.currency }).format(
+      money.amountMinor / 100,
+    );
+  } catch {
+    return presentationAmount(money.currency, money.amountMinor);
+  }
+}
+
+function endedMessage(ended: NonNullable<CheckoutView['ended']>, t: PageMessages): string {
+  switch (ended.status) {
+    case 'SUCCESSFUL':
+      return t.paid;
+    case 'FAILED': {
+      const reason = t.reasons[ended.detailedStatus as keyof PageMessages['reasons']];
+      return reason ? `${t.failed} ${reason}.` : t.failed;
+    }
+    default:
+      if (ended.detailedStatus === ABANDONED_BY_USER) return t.cancelled;
+      return ended.detailedStatus === EXPIRED ? t.expired : t.notCompleted;
+  }
+}

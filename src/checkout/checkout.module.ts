@@ -1,0 +1,35 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { CatalogModule } from '../catalog/catalog.module.js';
+import { MerchantsModule } from '../merchants/merchants.module.js';
+import { PaymentStatusModule } from '../payment-status/payment-status.module.js';
+import { CheckoutExpiry } from './checkout-expiry.js';
+import { CheckoutPageController } from './checkout-page.controller.js';
+import { CheckoutPages } from './checkout-pages.js';
+import { CheckoutRefusals } from './checkout-refusals.js';
+import { Checkout, CheckoutToken } from './checkout.entity.js';
+import { CheckoutRepository } from './checkout.repository.js';
+import { CheckoutService } from './checkout.service.js';
+import { InitIframeController } from './init-iframe.controller.js';
+import { TypeOrmCheckoutRepository } from './typeorm-checkout.repository.js';
+import { WidgetController } from './widget.controller.js';
+
+/** The checkout (contract section 14): init-iframe, the widget, its page, the expiry job. */
+@Module({
+  imports: [
+    TypeOrmModule.forFeature([Checkout, CheckoutToken]),
+    PaymentStatusModule,
+    MerchantsModule,
+    CatalogModule,
+  ],
+  controllers: [InitIframeController, WidgetController, CheckoutPageController],
+  providers: [
+    CheckoutService,
+    CheckoutPages,
+    CheckoutRefusals,
+    CheckoutExpiry,
+    { provide: CheckoutRepository, useClass: TypeOrmCheckoutRepository },
+  ],
+  exports: [CheckoutService, CheckoutExpiry, CheckoutPages],
+})
+export class CheckoutModule {}

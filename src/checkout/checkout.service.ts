@@ -1,0 +1,589 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { CatalogService } from '../catalog/catalog.service.js';
+import { ApiError } from '../common/errors/api-error.js';
+import { toMinorUnits, type StoredMoney } from '../common/money.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { Transactions, type Tx } from '../database/transactions.js';
+import { originOf } from '../merchants/checkout-origins.js';
+import { DEMO_MERCHANT_ID } from '../merchants/merchant-id.js';
+import { MerchantService } from '../merchants/merchant.service.js';
+import type { Actor } from '../payment-status/actor.js';
+import type { PaymentReportDto } from '../payment-status/dto/payment-report.dto.js';
+import { PaymentSessionService } from '../payment-status/payment-session.service.js';
+import { PersonalDataHolders } from '../payment-status/personal-data-holders.js';
+import type { SessionRecord } from '../payment-status/payment-session.repository.js';
+import { isFinal } from '../payment-status/payment-status.types.js';
+import {
+  ABANDONED_BY_USER,
+  EXPIRED,
+  FAILURE_REASONS,
+  type FailureReason,
+  type WidgetOutcome,
+  widgetOutcomeOf,
+} from './checkout-outcomes.js';
+import { CheckoutRefusals } from './checkout-refusals.js';
+import {
+  isNonceShaped,
+  isTokenShaped,
+  newCheckoutToken,
+  newPageNonce,
+  secretHash,
+} from './checkout-secrets.js';
+import {
+  CheckoutRecord,
+  CheckoutRepository,
+  CheckoutRequest,
+  TokenCheckout,
+} from './checkout.repository.js';
+import type { InitIframeDto } from './dto/init-iframe.dto.js';
+
+/** Checkouts expired, or erased, per transaction of the background job. */
+export const CHECKOUT_BATCH = 200;
+
+/** Pairs the page offers at most (the catalog's largest page). */
+const MAX_PAIRS = 100;
+
+/** Where a checkout stands, as its page shows it. */
+export type CheckoutStage = 'choose' | 'chosen' | 'expired' | 'ended';
+
+/** A pair the page offers. */
+export interface OfferedPair {
+  currencyCode: string;
+  currencyName: string;
+  protocol: string;
+}
+
+/** What the page shows: never the customer's personal data. */
+export interface CheckoutView {
+  validationKey: string;
+  merchantName: string;
+  money: StoredMoney;
+  description: string;
+  languagePreference: string | null;
+  stage: CheckoutStage;
+  sandbox: boolean;
+  pairs: OfferedPair[];
+  /** `CURRENCY/PROTOCOL` once chosen. */
+  chosenPair: string | null;
+  /** The page's single-use nonce, for the next action; only while the checkout is open. */
+  nonce?: string;
+  /** How the payment ended (stage `ended`). */
+  ended?: {
+    status: SessionRecord['status'];
+    detailedStatus: string | null;
+    outcome: WidgetOutcome;
+  };
+  /** Origins that may frame the page: those of the callback URLs and the merchant's own list. */
+  frameAncestors: string[];
+}
+
+/** What the page's script polls: where the checkout stands, and how it ended. */
+export interface CheckoutState {
+  status: SessionRecord['status'];
+  stage: CheckoutStage;
+  outcome?: WidgetOutcome;
+}
+
+/** A tester's choice of outcome in the sandbox. */
+export type SandboxOutcome = { outcome: 'paid' } | { outcome: 'failed'; reason: FailureReason };
+
+const KEY_IN_USE = 'This validationKey is already used by another payment session.';
+const ENDED = 'This payment has ended; the page can no longer change it.';
+
+/**
+ * The checkout (contract section 14): init-iframe creates a PENDING session for the merchant
+ * with a token; the page the token opens offers the catalog's pairs for the customer's country
+ * and ends the session through the state machine (paid or failed in the sandbox, cancelled
+ * anywhere), each outcome with its callback in the same transaction; a background job expires
+ * checkouts past their tokens' lifetime. Every state-changing page action needs the page's
+ * single-use nonce.
+ */
+@Injectable()
+export class CheckoutService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly checkouts: CheckoutRepository,
+    private readonly sessions: PaymentSessionService,
+    private readonly merchants: MerchantService,
+    private readonly catalog: CatalogService,
+    private readonly transactions: Transactions,
+    private readonly refusals: CheckoutRefusals,
+    holders: PersonalDataHolders,
+  ) {
+    holders.register((tx, validationKey) => this.eraseIn(tx, validationKey, Date.now()));
+  }
+
+  /**
+   * Creates the merchant's PENDING session with its callback URLs and a token, in one
+   * transaction. The same request again, while the session is not final, answers the same
+   * session with a new token (a NOT_COMPLETED one is opened again, PENDING); any other use of
+   * the key is a 409 that tells nothing about whose it is.
+   */
+  async initIframe(
+    merchantId: string | undefined,
+    input: InitIframeDto,
+    now = Date.now(),
+  ): Promise<{ traceId: string; initializationToken: string }> {
+    const merchant = merchantId ?? DEMO_MERCHANT_ID;
+    const request = normalisedRequest(input);
+    const key = input.validationKey;
+    const token = newCheckoutToken();
+    const expiresAt = now + this.config.checkout.tokenTtlSeconds * 1000;
+    const actor: Actor = { kind: 'merchant', id: merchant };
+    await this.sessions.transact(async (tx) => {
+      const session = await this.sessions.findIn(tx, key);
+      const existing = await this.checkouts.findIn(tx, key);
+      if (!session) {
+        if (existing) throw keyInUse();
+        if (!(await this.merchants.checkoutProfile(tx, merchant))) throw noMerchant();
+        const report = {
+          merchantId: merchant,
+          status: 'PENDING',
+          returnUrl: request.returnUrl,
+          ...(request.errorUrl === null ? {} : { errorUrl: request.errorUrl }),
+        } as PaymentReportDto;
+        await this.sessions.apply(tx, key, report, { callbacks: true, actor });
+        await this.checkouts.insert(tx, {
+          validationKey: key,
+          merchantId: merchant,
+          request,
+          expiresAt,
+          state: 'open',
+          chosenPair: null,
+          pageNonceHash: null,
+          personalDataErasedAt: null,
+        });
+      } else {
+        if (
+          !existing ||
+          session.merchantId !== merchant ||
+          existing.merchantId !== merchant ||
+          JSON.stringify(existing.request) !== JSON.stringify(request)
+        ) {
+          throw keyInUse();
+        }
+        if (isFinal(session.status)) {
+          throw new ApiError('CONFLICT', {
+            message: `The payment session of this validationKey is ${session.status}, a final state; start a new payment with a new validationKey.`,
+            field: 'validationKey',
+          });
+        }
+        if (session.status === 'NOT_COMPLETED') {
+          await this.sessions.apply(
+            tx,
+            key,
+            { merchantId: merchant, status: 'PENDING' } as PaymentReportDto,
+            {
+              callbacks: true,
+              actor,
+              onlyFrom: { statuses: ['NOT_COMPLETED'], conflict: KEY_IN_USE },
+            },
+          );
+          await this.checkouts.setState(tx, key, 'open');
+        }
+      }
+      await this.checkouts.addToken(tx, secretHash(token), key, expiresAt);
+    });
+    return { traceId: input.traceId, initializationToken: token };
+  }
+
+  /**
+   * The page a token opens: while the checkout is open, with a new single-use nonce (the page's
+   * previous nonce stops working); once the token expired or the payment ended, saying so.
+   */
+  page(token: string, address: string, now = Date.now()): Promise<CheckoutView> {
+    return this.guarded(address, async () => {
+      const found = await this.found(token);
+      const { checkout } = found;
+      const view = await this.transactions.run(async (tx): Promise<CheckoutView> => {
+        const session = await this.requireSession(tx, checkout.validationKey);
+        const profile = await this.merchants.checkoutProfile(tx, checkout.merchantId);
+        const stage = stageOf(found, session, now);
+        const nonce = stage === 'choose' || stage === 'chosen' ? newPageNonce() : undefined;
+        if (nonce) {
+          await this.checkouts.replaceNonce(tx, checkout.validationKey, null, secretHash(nonce));
+        }
+        return {
+          validationKey: checkout.validationKey,
+          merchantName: profile?.name ?? checkout.merchantId,
+          money: checkout.request.money,
+          description: checkout.request.description,
+          languagePreference: checkout.request.languagePreference,
+          stage,
+          sandbox: this.config.checkout.sandbox,
+          pairs: [],
+          chosenPair: checkout.chosenPair,
+          ...(nonce ? { nonce } : {}),
+          ...(stage === 'ended' ? { ended: endedOf(session) } : {}),
+          frameAncestors: frameAncestors(session, profile?.checkoutOrigins ?? []),
+        };
+      });
+      if (view.stage === 'choose') view.pairs = await this.pairsFor(checkout.request);
+      return view;
+    });
+  }
+
+  /** Where the checkout stands, for the page's script: no nonce, no change. */
+  state(token: string, address: string, now = Date.now()): Promise<CheckoutState> {
+    return this.guarded(address, async () => {
+      const found = await this.found(token);
+      const session = await this.sessions.findListed(found.checkout.validationKey);
+      if (!session) throw unknownToken();
+      const stage = stageOf(found, session, now);
+      const outcome = widgetOutcomeOf(session.status, session.detailedStatus);
+      return { status: session.status, stage, ...(outcome ? { outcome } : {}) };
+    });
+  }
+
+  /** The customer chooses a pair of the catalog offered for their country. */
+  choose(
+    token: string,
+    nonce: unknown,
+    pair: { currencyCode: string; protocol: string },
+    address: string,
+    now = Date.now(),
+  ): Promise<CheckoutState> {
+    return this.guarded(address, async () => {
+      const { checkout } = await this.found(token);
+      const offered = await this.pairsFor(checkout.request);
+      const chosen = offered.find(
+        (p) => p.currencyCode === pair.currencyCode && p.protocol === pair.protocol,
+      );
+      if (!chosen) {
+        throw ApiError.invalidParameters([
+          { field: 'currencyCode', message: 'is not offered for this payment' },
+        ]);
+      }
+      return this.transactions.run(async (tx) => {
+        const current = await this.actionable(tx, token, nonce, now);
+        const key = current.checkout.validationKey;
+        await this.checkouts.setChosenPair(tx, key, `${chosen.currencyCode}/${chosen.protocol}`);
+        return { status: 'PENDING', stage: 'chosen' } satisfies CheckoutState;
+      });
+    });
+  }
+
+  /** The sandbox's tester ends the payment: paid, or failed with a reason. */
+  decide(
+    token: string,
+    nonce: unknown,
+    decision: SandboxOutcome,
+    address: string,
+    now = Date.now(),
+  ): Promise<CheckoutState> {
+    return this.guarded(address, async () => {
+      if (!this.config.checkout.sandbox) {
+        throw new ApiError('FORBIDDEN', {
+          message:
+            'The payment processor reports the outcome; a page chooses one only in the sandbox (CHECKOUT_SANDBOX=true).',
+        });
+      }
+      await this.found(token);
+      return this.end(token, nonce, now, (checkout) => {
+        if (checkout.chosenPair === null) {
+          throw new ApiError('CONFLICT', { message: 'Choose a pair before the outcome.' });
+        }
+        return decision.outcome === 'paid'
+          ? paidReport(checkout, checkout.chosenPair)
+          : ({
+              merchantId: checkout.merchantId,
+              status: 'FAILED',
+              errorMessage: FAILURE_REASONS[decision.reason],
+              detailedStatus: decision.reason,
+            } as PaymentReportDto);
+      });
+    });
+  }
+
+  /** The customer cancels: NOT_COMPLETED (ABANDONED_BY_USER). */
+  cancel(token: string, nonce: unknown, address: string, now = Date.now()): Promise<CheckoutState> {
+    return this.guarded(address, async () => {
+      await this.found(token);
+      return this.end(token, nonce, now, (checkout) => ({
+        merchantId: checkout.merchantId,
+        status: 'NOT_COMPLETED',
+        detailedStatus: ABANDONED_BY_USER,
+      }));
+    });
+  }
+
+  /**
+   * Expires the open checkouts whose last token has expired, up to CHECKOUT_BATCH in one
+   * transaction: each PENDING session becomes NOT_COMPLETED (EXPIRED) with its callback. Claimed
+   * under a lock another instance skips, and applied through the state machine, so each
+   * expires once. Returns how many checkouts it closed.
+   */
+  expireDue(now = Date.now()): Promise<number> {
+    return this.sessions.transact(async (tx) => {
+      const keys = await this.checkouts.dueForExpiry(tx, now, CHECKOUT_BATCH);
+      for (const key of keys) {
+        const session = await this.sessions.findIn(tx, key);
+        if (session?.status === 'PENDING') {
+          const report = {
+            merchantId: session.merchantId,
+            status: 'NOT_COMPLETED',
+            detailedStatus: EXPIRED,
+          } as PaymentReportDto;
+          await this.sessions.apply(tx, key, report, {
+            callbacks: true,
+            actor: { kind: 'system' },
+            onlyFrom: { statuses: ['PENDING'], conflict: ENDED },
+          });
+        }
+        await this.checkouts.setState(tx, key, 'ended');
+      }
+      return keys.length;
+    });
+  }
+
+  /**
+   * Erases the customer and address of checkouts whose last token expired at `before` or
+   * earlier (PERSONAL_DATA_RETENTION_DAYS ago), up to CHECKOUT_BATCH in one transaction: what
+   * an abandoned checkout holds is not kept longer than what a final session holds.
+   */
+  eraseStale(before: number, now = Date.now()): Promise<number> {
+    return this.transactions.run(async (tx) => {
+      const keys = await this.checkouts.dueForErasure(tx, before, CHECKOUT_BATCH);
+      for (const key of keys) await this.eraseIn(tx, key, now);
+      return keys.length;
+    });
+  }
+
+  /** The checkout of a session as the operator sees it; undefined when it has none. */
+  async detailOf(validationKey: string): Promise<CheckoutRecord | undefined> {
+    return this.transactions.run((tx) => this.checkouts.findIn(tx, validationKey));
+  }
+
+  private async eraseIn(tx: Tx, validationKey: string, now: number): Promise<void> {
+    const checkout = await this.checkouts.findIn(tx, validationKey);
+    if (!checkout || checkout.personalDataErasedAt !== null) return;
+    const request = { ...checkout.request, client: null, address: null };
+    await this.checkouts.storeErasure(tx, validationKey, request, now);
+  }
+
+  /**
+   * Ends the checkout's session with the report `reportOf` makes: the nonce is spent and the
+   * session moves through the state machine (only from PENDING) with its callback, all in one
+   * transaction, again on a lost race.
+   */
+  private end(
+    token: string,
+    nonce: unknown,
+    now: number,
+    reportOf: (checkout: CheckoutRecord) => PaymentReportDto,
+  ): Promise<CheckoutState> {
+    return this.sessions.transact(async (tx) => {
+      const { checkout } = await this.actionable(tx, token, nonce, now);
+      const report = reportOf(checkout);
+      const { session } = await this.sessions.apply(tx, checkout.validationKey, report, {
+        callbacks: true,
+        actor: { kind: 'customer' },
+        onlyFrom: { statuses: ['PENDING'], conflict: ENDED },
+      });
+      await this.checkouts.setState(tx, checkout.validationKey, 'ended');
+      return {
+        status: session.status,
+        stage: 'ended',
+        outcome: widgetOutcomeOf(session.status, session.detailedStatus),
+      } satisfies CheckoutState;
+    });
+  }
+
+  /**
+   * The checkout a page action may change, inside its transaction: the token opens it and has
+   * not expired, its session is PENDING, and the nonce is the page's current one, which this
+   * spends.
+   */
+  private async actionable(
+    tx: Tx,
+    token: string,
+    nonce: unknown,
+    now: number,
+  ): Promise<TokenCheckout> {
+    const found = await this.checkouts.findByTokenIn(tx, secretHash(token));
+    if (!found) throw unknownToken();
+    const session = await this.requireSession(tx, found.checkout.validationKey);
+    if (session.status !== 'PENDING') throw new ApiError('CONFLICT', { message: ENDED });
+    if (found.tokenExpiresAt <= now) {
+      throw new ApiError('CONFLICT', { message: 'This payment has expired.' });
+    }
+    const spent =
+      isNonceShaped(nonce) &&
+      found.checkout.pageNonceHash !== null &&
+      (await this.checkouts.replaceNonce(
+        tx,
+        found.checkout.validationKey,
+        secretHash(nonce),
+        secretHash(newPageNonce()),
+      ));
+    if (!spent) {
+      throw new ApiError('FORBIDDEN', {
+        message: "This action needs the page's current nonce; reload the page.",
+        field: 'nonce',
+      });
+    }
+    return found;
+  }
+
+  private async found(token: string): Promise<TokenCheckout> {
+    const found = isTokenShaped(token)
+      ? await this.checkouts.findByToken(secretHash(token))
+      : undefined;
+    if (!found) throw unknownToken();
+    return found;
+  }
+
+  private async requireSession(tx: Tx, validationKey: string): Promise<SessionRecord> {
+    const session = await this.sessions.findIn(tx, validationKey);
+    if (!session) throw unknownToken();
+    return session;
+  }
+
+  private async pairsFor(request: CheckoutRequest): Promise<OfferedPair[]> {
+    if (!request.address) return [];
+    const page = await this.catalog.listEnabled({
+      countryCode: request.address.countryCode,
+      page: 0,
+      size: MAX_PAIRS,
+    });
+    return page.items.map(({ currencyCode, currencyName, protocol }) => ({
+      currencyCode,
+      currencyName,
+      protocol,
+    }));
+  }
+
+  /** Refused requests (4xx) count against the address's limit; a blocked address gets 429. */
+  private async guarded<T>(address: string, work: () => Promise<T>): Promise<T> {
+    const blocked = await this.refusals.refusal(address);
+    if (blocked) throw blocked;
+    try {
+      return await work();
+    } catch (error) {
+      if (error instanceof ApiError && error.status >= 400 && error.status < 500) {
+        throw await this.refusals.refused(address, error);
+      }
+      throw error;
+    }
+  }
+}
+
+/** The stored form of an init-iframe request; the same request always gives the same JSON. */
+export function normalisedRequest(input: InitIframeDto): CheckoutRequest {
+  const amountMinor = toMinorUnits(input.money.amount);
+  if (amountMinor === undefined) throw new Error('money.amount was not validated');
+  const { client, address } = input;
+  return {
+    money: { amountMinor, currency: input.money.currency },
+    client: {
+      firstName: client.firstName,
+      lastName: client.lastName,
+      phone: client.phone,
+      dialingCode: client.dialingCode,
+      nationality: client.nationality,
+      emailAddress: client.emailAddress,
+      dob: client.dob,
+    },
+    address: {
+      addressLine1: address.addressLine1,
+      countryCode: address.countryCode,
+      city: address.city,
+    },
+    clientReference: input.clientReference,
+    traceId: input.traceId,
+    description: input.description,
+    destinationAccountNumber: input.destinationAccountNumber,
+    brandId: input.brandId,
+    returnUrl: input.returnUrl,
+    errorUrl: input.errorUrl ?? null,
+    languagePreference: input.languagePreference ?? null,
+  };
+}
+
+/** A decimal text of minor units: 1050 → `10.50`. */
+function decimal(amountMinor: number): string {
+  return `${Math.trunc(amountMinor / 100)}.${String(amountMinor % 100).padStart(2, '0')}`;
+}
+
+/**
+ * SUCCESSFUL, made from the request: the money asked for (requested, sent and received; the
+ * sandbox charges no fee), the merchant's references, the customer and the chosen pair, and a
+ * new transactionReference.
+ */
+function paidReport(checkout: CheckoutRecord, pair: string): PaymentReportDto {
+  const request = checkout.request;
+  const money = { amount: decimal(request.money.amountMinor), currency: request.money.currency };
+  const client = request.client;
+  return {
+    merchantId: checkout.merchantId,
+    status: 'SUCCESSFUL',
+    paymentResponse: {
+      sourceMoney: money,
+      destinationMoney: money,
+      totalFees: { amount: '0.00', currency: request.money.currency },
+      money,
+      requestedMoney: money,
+      traceId: request.traceId,
+      description: request.description,
+      clientReference: request.clientReference,
+      responseCode: '00',
+      transactionReference: randomUUID(),
+      paymentType: 'PAYMENT',
+      paymentMethod: pair,
+      accountNumber: request.destinationAccountNumber,
+      ...(client
+        ? {
+            customerDob: client.dob,
+            customerFirstName: client.firstName,
+            customerLastName: client.lastName,
+            senderEmailAddress: client.emailAddress,
+          }
+        : {}),
+      ...(request.address ? { customerCountryCode: request.address.countryCode } : {}),
+    },
+  } as PaymentReportDto;
+}
+
+function stageOf(found: TokenCheckout, session: SessionRecord, now: number): CheckoutStage {
+  if (session.status !== 'PENDING') return 'ended';
+  if (found.tokenExpiresAt <= now) return 'expired';
+  return found.checkout.chosenPair === null ? 'choose' : 'chosen';
+}
+
+function endedOf(session: SessionRecord): CheckoutView['ended'] {
+  return {
+    status: session.status,
+    detailedStatus: session.detailedStatus,
+    outcome: widgetOutcomeOf(session.status, session.detailedStatus) ?? 'fail',
+  };
+}
+
+/** The origins that may frame a session's page, without repeats, in a stable order. */
+export function frameAncestors(
+  session: Pick<SessionRecord, 'returnUrl' | 'errorUrl'>,
+  checkoutOrigins: string[],
+): string[] {
+  const origins = [originOf(session.returnUrl), originOf(session.errorUrl), ...checkoutOrigins];
+  return [...new Set(origins.filter((o): o is string => o !== undefined))];
+}
+
+function unknownToken(): ApiError {
+  return new ApiError('NOT_FOUND', {
+    message: 'No payment is open with this link.',
+    field: 'token',
+  });
+}
+
+function keyInUse(): ApiError {
+  return new ApiError('CONFLICT', { message: KEY_IN_USE, field: 'validationKey' });
+}
+
+function noMerchant(): ApiError {
+  return ApiError.invalidParameters([
+    {
+      field: 'key',
+      message: `must belong to a merchant; with AUTH_MODE=none the merchant "${DEMO_MERCHANT_ID}" must exist`,
+    },
+  ]);
+}

@@ -1,0 +1,617 @@
+import { Webhook } from 'standardwebhooks';
+import {
+  OTHER_SHOP_KEY,
+  SHOP_KEY,
+  SHOP_SECRET,
+  act,
+  checkoutSeed,
+  initIframe,
+  initIframeBody,
+  openPage,
+  tokenFor,
+} from './support/checkout.js';
+import { adminHeaders, expectEnvelope, http, startTestApp, TestApp } from './support/test-app.js';
+import { WebhookReceiver } from './support/webhook-receiver.js';
+
+const lookup = (t: TestApp, key: string) =>
+  http(`${t.url}/api/gateway/payment-status/${encodeURIComponent(key)}`, {
+    headers: { key: SHOP_KEY },
+  });
+
+/** The status lookup once it no longer answers PENDING (the expiry job runs in the background). */
+async function lookupWhenEnded(t: TestApp, key: string, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  let answer = await lookup(t, key);
+  while (answer.body?.payload?.[0]?.status === 'PENDING' && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    answer = await lookup(t, key);
+  }
+  return answer;
+}
+
+describe('checkout (e2e)', () => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    t = await startTestApp(
+      {
+        AUTH_MODE: 'api-key',
+        CHECKOUT_SANDBOX: 'true',
+        CALLBACK_RETRY_SCHEDULE: '1',
+        RATE_LIMIT_PER_MINUTE: '100000',
+      },
+      { captureLogs: true },
+    );
+    await t.seed(checkoutSeed());
+  });
+  afterAll(async () => {
+    await t?.close();
+    await receiver?.close();
+  });
+
+  describe('POST /api/gateway/init-iframe', () => {
+    it('answers the token as integrations read it and creates the PENDING session', async () => {
+      const answer = await initIframe(t.url, initIframeBody('vk_co_new', receiver.url));
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('cache-control')).toBe('no-store');
+      expect(answer.body).toEqual({
+        payload: [
+          { traceId: 'order-9001', initializationToken: expect.stringMatching(/^ct_[\w-]{43}$/) },
+        ],
+      });
+      expect((await lookup(t, 'vk_co_new')).body).toEqual({ payload: [{ status: 'PENDING' }] });
+      // The token is stored only as its hash.
+      expect(await t.dump()).not.toContain(answer.body.payload[0].initializationToken);
+      const history = await http(`${t.url}/admin/payment-sessions/vk_co_new/history`, {
+        headers: adminHeaders,
+      });
+      expect(history.body.payload).toEqual([
+        expect.objectContaining({
+          from: null,
+          to: 'PENDING',
+          by: { kind: 'merchant', id: 'shop' },
+        }),
+      ]);
+    });
+
+    it('refuses each broken field with its dotted path, and stores nothing', async () => {
+      const body = initIframeBody('vk_co_broken', receiver.url, {
+        money: { amount: '0', currency: 'EURO' },
+        client: {
+          ...(initIframeBody('x', receiver.url).client as object),
+          emailAddress: 'not-an-email',
+          dob: '2999-01-01',
+        },
+        address: { addressLine1: '1 Main St', city: 'Dublin' },
+        returnUrl: 'ftp://shop.example/return',
+        languagePreference: 'english!',
+      });
+      delete body.traceId;
+      const answer = await initIframe(t.url, body);
+      const errors = expectEnvelope(answer, 400, 'INVALID_PARAMETER');
+      expect(errors.map((e) => e.field).sort()).toEqual(
+        [
+          'money.amount',
+          'money.currency',
+          'client.emailAddress',
+          'client.dob',
+          'address.countryCode',
+          'traceId',
+          'returnUrl',
+          'languagePreference',
+        ].sort(),
+      );
+      expectEnvelope(await lookup(t, 'vk_co_broken'), 404, 'TRANSACTION_FAILED');
+    });
+
+    it('takes amounts as decimal strings or numbers, stored exactly, and refuses 0 and three decimals', async () => {
+      for (const [amount, ok] of [
+        [10, true],
+        ['0.01', true],
+        [0.1, true],
+        [0, false],
+        ['-1', false],
+        ['10.005', false],
+        [0.30000000000000004, false],
+        ['1e3', false],
+      ] as const) {
+        const key = `vk_co_amount_${String(amount).replace(/\W/g, '_')}`;
+        const answer = await initIframe(
+          t.url,
+          initIframeBody(key, receiver.url, { money: { amount, currency: 'eur' } }),
+        );
+        if (ok) expect(answer.status).toBe(200);
+        else expect(expectEnvelope(answer, 400, 'INVALID_PARAMETER')[0].field).toBe('money.amount');
+      }
+    });
+
+    it('answers the same session and a new token to the same request; both open the page', async () => {
+      const body = initIframeBody('vk_co_again', receiver.url);
+      const first = await tokenFor(t.url, body);
+      const second = await tokenFor(t.url, { ...body, money: { amount: 10, currency: 'EUR' } });
+      expect(second).not.toBe(first);
+      for (const token of [first, second]) {
+        const { page } = await openPage(t.url, token);
+        expect(page.status).toBe(200);
+        expect(page.text).toContain('data-stage="choose"');
+      }
+    });
+
+    it('is a 409 for another body, for a final session, and the same 409 for another merchant', async () => {
+      const body = initIframeBody('vk_co_conflict', receiver.url);
+      await tokenFor(t.url, body);
+      const changed = await initIframe(t.url, { ...body, description: 'another order' });
+      expectEnvelope(changed, 409, 'CONFLICT');
+      const foreign = await initIframe(t.url, body, OTHER_SHOP_KEY);
+      expectEnvelope(foreign, 409, 'CONFLICT');
+      expect(foreign.text).toBe(changed.text);
+      // A key of a session the operator made is in use the same way.
+      await http(`${t.url}/admin/payment-sessions/vk_co_operator`, {
+        method: 'PUT',
+        headers: adminHeaders,
+        body: { merchantId: 'other', status: 'PENDING' },
+      });
+      expect((await initIframe(t.url, initIframeBody('vk_co_operator', receiver.url))).text).toBe(
+        changed.text,
+      );
+      // Final: the payment ended, a new one needs a new key.
+      const token = await tokenFor(t.url, initIframeBody('vk_co_final', receiver.url));
+      const { nonce } = await openPage(t.url, token);
+      await act(t.url, token, 'pair', { nonce, currencyCode: 'USDT', protocol: 'TRC20' });
+      const next = await openPage(t.url, token);
+      expect(
+        (await act(t.url, token, 'outcome', { nonce: next.nonce, outcome: 'paid' })).status,
+      ).toBe(200);
+      const final = await initIframe(t.url, initIframeBody('vk_co_final', receiver.url));
+      expect(expectEnvelope(final, 409, 'CONFLICT')[0].message).toMatch(/SUCCESSFUL/);
+    });
+
+    it('survives a fuzzed body: never a 5xx, always the envelope, nothing stored', async () => {
+      const valid = initIframeBody('vk_co_fuzz', receiver.url);
+      const odd: unknown[] = [
+        null,
+        true,
+        -1,
+        1e308,
+        '',
+        ' ',
+        'x'.repeat(5000),
+        '\u0000\u0007',
+        '\ud800',
+        [],
+        {},
+        { $gt: '' },
+      ];
+      const paths = [
+        ...Object.keys(valid),
+        ...['amount', 'currency'].map((k) => `money.${k}`),
+        ...Object.keys(valid.client as object).map((k) => `client.${k}`),
+        ...Object.keys(valid.address as object).map((k) => `address.${k}`),
+      ];
+      const statuses = new Set<number>();
+      for (const path of paths) {
+        for (const value of [...odd, undefined]) {
+          const body = structuredClone(valid) as Record<string, Record<string, unknown>>;
+          const [head, tail] = path.split('.');
+          const holder: Record<string, unknown> = tail ? body[head] : body;
+          if (value === undefined) delete holder[tail ?? head];
+          else holder[tail ?? head] = value;
+          // Optional fields may go; a key turned odd is no longer vk_co_fuzz: stored nowhere else.
+          const answer = await initIframe(t.url, body);
+          statuses.add(answer.status);
+          expect(answer.status).toBeLessThan(500);
+          if (answer.status !== 200) {
+            expect(answer.body.errors.length).toBeGreaterThan(0);
+            for (const e of answer.body.errors) {
+              expect(typeof e.errorCode).toBe('string');
+              expect(typeof e.message).toBe('string');
+            }
+          }
+        }
+      }
+      for (const raw of ['{', '[]', 'null', `{"money":${'['.repeat(40)}`, '{"__proto__":{}}']) {
+        const answer = await http(`${t.url}/api/gateway/init-iframe`, {
+          method: 'POST',
+          headers: { key: SHOP_KEY, 'content-type': 'application/json' },
+          rawBody: raw,
+        });
+        expectEnvelope(answer, 400, 'MALFORMED_REQUEST');
+      }
+      // 409: a body accepted with an optional field left out, then another body for the same key.
+      expect([...statuses].sort()).toEqual([200, 400, 409]);
+      // Only the bodies whose odd field is optional or ignored made the session.
+      const listed = await http(`${t.url}/admin/payment-sessions?merchantId=shop&size=100`, {
+        headers: adminHeaders,
+      });
+      const keys = listed.body.payload.map((s: { validationKey: string }) => s.validationKey);
+      expect(keys.filter((k: string) => k.startsWith('vk_co_fuzz'))).toEqual(['vk_co_fuzz']);
+      const dump = await t.dump();
+      expect(dump).not.toContain('x'.repeat(5000));
+    });
+
+    it('needs the merchant key and api-version 1', async () => {
+      const body = initIframeBody('vk_co_auth', receiver.url);
+      expectEnvelope(
+        await http(`${t.url}/api/gateway/init-iframe`, { method: 'POST', body }),
+        401,
+        'UNAUTHORIZED',
+      );
+      expectEnvelope(
+        await http(`${t.url}/api/gateway/init-iframe`, {
+          method: 'POST',
+          headers: { key: SHOP_KEY, 'x-api-version': '2' },
+          body,
+        }),
+        400,
+        'UNSUPPORTED_API_VERSION',
+      );
+    });
+  });
+
+  describe('the checkout page and its actions', () => {
+    it('pays in the sandbox: SUCCESSFUL made from the request, signed callback, token spent', async () => {
+      const token = await tokenFor(t.url, initIframeBody('vk_co_paid', receiver.url));
+      const { page, nonce } = await openPage(t.url, token);
+      expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      const csp = page.headers.get('content-security-policy') ?? '';
+      expect(csp).toContain(`frame-ancestors ${new URL(receiver.url).origin}`);
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).not.toContain('unsafe-inline');
+      expect(page.headers.get('x-frame-options')).toBeNull();
+      // The merchant's name is escaped by the template engine; no personal data on the page.
+      expect(page.text).toContain('Shop &amp; Co &lt;Ltd&gt;');
+      expect(page.text).not.toContain('<Ltd>');
+      for (const personal of [
+        'Ann',
+        'Lee',
+        'ann.lee.checkout',
+        '871234567',
+        '1 Main St',
+        'Dublin',
+        '1990-01-31',
+      ]) {
+        expect(page.text).not.toContain(personal);
+      }
+      expect(page.text).toContain('value="USDT/TRC20"');
+      expect(page.text).not.toContain('ETH/ERC20'); // disabled
+      expect(page.text).not.toContain('USDC/BASE'); // another country
+
+      const chosen = await act(t.url, token, 'pair', {
+        nonce,
+        currencyCode: 'USDT',
+        protocol: 'TRC20',
+      });
+      expect(chosen.body).toEqual({ payload: [{ status: 'PENDING', stage: 'chosen' }] });
+      // The nonce was single-use.
+      const again = await act(t.url, token, 'outcome', { nonce, outcome: 'paid' });
+      expectEnvelope(again, 403, 'FORBIDDEN');
+
+      const next = await openPage(t.url, token);
+      expect(next.nonce).not.toBe(nonce);
+      const paid = await act(t.url, token, 'outcome', { nonce: next.nonce, outcome: 'paid' });
+      expect(paid.body).toEqual({
+        payload: [{ status: 'SUCCESSFUL', stage: 'ended', outcome: 'success' }],
+      });
+
+      const status = await lookup(t, 'vk_co_paid');
+      expect(status.body.payload[0]).toEqual({
+        status: 'SUCCESSFUL',
+        paymentResponse: {
+          sourceMoney: { amount: 10, currency: 'EUR', presentationAmount: 'EUR10.00' },
+          destinationMoney: { amount: 10, currency: 'EUR', presentationAmount: 'EUR10.00' },
+          totalFees: { amount: 0, currency: 'EUR', presentationAmount: 'EUR0.00' },
+          money: { amount: 10, currency: 'EUR', presentationAmount: 'EUR10.00' },
+          requestedMoney: { amount: 10, currency: 'EUR', presentationAmount: 'EUR10.00' },
+          traceId: 'order-9001',
+          description: 'order-9001',
+          clientReference: 'cust-42',
+          validationKey: 'vk_co_paid',
+          responseCode: '00',
+          transactionReference: expect.stringMatching(/^[0-9a-f-]{36}$/),
+          paymentType: 'PAYMENT',
+          paymentMethod: 'USDT/TRC20',
+          accountNumber: '5001XXXXXXXX3369',
+          customerDob: '1990-01-31',
+          customerFirstName: 'Ann',
+          customerLastName: 'Lee',
+          senderEmailAddress: 'ann.lee.checkout@example.org',
+          customerCountryCode: 'IE',
+        },
+      });
+      await receiver.waitFor(() =>
+        receiver.to('/return').some((d) => JSON.parse(d.body).validationKey === 'vk_co_paid'),
+      );
+      const callback = receiver
+        .to('/return')
+        .find((d) => JSON.parse(d.body).validationKey === 'vk_co_paid')!;
+      expect(receiver.verifies(callback, SHOP_SECRET)).toBe(true);
+      expect(
+        new Webhook(SHOP_SECRET).verify(callback.body, {
+          'webhook-id': callback.webhookId,
+          'webhook-timestamp': callback.timestamp,
+          'webhook-signature': callback.signature,
+        }),
+      ).toMatchObject({ status: 'SUCCESSFUL', traceId: 'order-9001' });
+
+      // Spent: the page says how it ended and takes no action.
+      const ended = await openPage(t.url, token);
+      expect(ended.page.text).toContain('data-stage="ended"');
+      expect(ended.page.text).toContain('data-outcome="success"');
+      expect(ended.nonce).toBe('');
+      expectEnvelope(await act(t.url, token, 'cancel', { nonce: next.nonce }), 409, 'CONFLICT');
+    });
+
+    it('fails with a reason, and cancels', async () => {
+      const failing = await tokenFor(t.url, initIframeBody('vk_co_failed', receiver.url));
+      let { nonce } = await openPage(t.url, failing);
+      await act(t.url, failing, 'pair', { nonce, currencyCode: 'BTC', protocol: 'BITCOIN' });
+      ({ nonce } = await openPage(t.url, failing));
+      const failed = await act(t.url, failing, 'outcome', {
+        nonce,
+        outcome: 'failed',
+        reason: 'DECLINED',
+      });
+      expect(failed.body.payload[0]).toEqual({ status: 'FAILED', stage: 'ended', outcome: 'fail' });
+      expect((await lookup(t, 'vk_co_failed')).body.payload[0]).toEqual({
+        status: 'FAILED',
+        errorMessage: 'Payment declined',
+        detailedStatus: 'DECLINED',
+      });
+
+      const cancelling = await tokenFor(t.url, initIframeBody('vk_co_cancelled', receiver.url));
+      ({ nonce } = await openPage(t.url, cancelling));
+      const cancelled = await act(t.url, cancelling, 'cancel', { nonce });
+      expect(cancelled.body.payload[0]).toEqual({
+        status: 'NOT_COMPLETED',
+        stage: 'ended',
+        outcome: 'cancel',
+      });
+      expect((await lookup(t, 'vk_co_cancelled')).body.payload[0]).toEqual({
+        status: 'NOT_COMPLETED',
+        detailedStatus: 'ABANDONED_BY_USER',
+      });
+      await receiver.waitFor(() =>
+        receiver.to('/error').some((d) => JSON.parse(d.body).validationKey === 'vk_co_cancelled'),
+      );
+    });
+
+    it('refuses an action without a nonce, with a spent one, of an unknown token, of a pair not offered', async () => {
+      const token = await tokenFor(t.url, initIframeBody('vk_co_refusals', receiver.url));
+      const { nonce } = await openPage(t.url, token);
+      expectEnvelope(await act(t.url, token, 'cancel', {}), 403, 'FORBIDDEN');
+      expectEnvelope(
+        await act(t.url, token, 'cancel', { nonce: 'A'.repeat(32) }),
+        403,
+        'FORBIDDEN',
+      );
+      // A newer page makes the older nonce stale.
+      const newer = await openPage(t.url, token);
+      expectEnvelope(await act(t.url, token, 'cancel', { nonce }), 403, 'FORBIDDEN');
+      expect(
+        expectEnvelope(
+          await act(t.url, token, 'pair', {
+            nonce: newer.nonce,
+            currencyCode: 'ETH',
+            protocol: 'ERC20',
+          }),
+          400,
+          'INVALID_PARAMETER',
+        )[0].field,
+      ).toBe('currencyCode');
+      expectEnvelope(await http(`${t.url}/checkout/ct_${'x'.repeat(43)}`), 404, 'NOT_FOUND');
+      expectEnvelope(await http(`${t.url}/checkout/nope`), 404, 'NOT_FOUND');
+      // Outcome before a pair: 409.
+      const fresh = await openPage(t.url, token);
+      expectEnvelope(
+        await act(t.url, token, 'outcome', { nonce: fresh.nonce, outcome: 'paid' }),
+        409,
+        'CONFLICT',
+      );
+      // Nothing changed the session.
+      expect((await lookup(t, 'vk_co_refusals')).body.payload[0]).toEqual({ status: 'PENDING' });
+    });
+
+    it('of two racing outcomes exactly one wins', async () => {
+      const token = await tokenFor(t.url, initIframeBody('vk_co_race', receiver.url));
+      let { nonce } = await openPage(t.url, token);
+      await act(t.url, token, 'pair', { nonce, currencyCode: 'USDT', protocol: 'TRC20' });
+      ({ nonce } = await openPage(t.url, token));
+      const [paid, cancelled] = await Promise.all([
+        act(t.url, token, 'outcome', { nonce, outcome: 'paid' }),
+        act(t.url, token, 'cancel', { nonce }),
+      ]);
+      // The loser finds the payment ended (409) or its nonce spent (403), depending on timing.
+      expect(paid.status === 200 ? cancelled.status : paid.status).toBeGreaterThanOrEqual(403);
+      expect([paid.status, cancelled.status].filter((s) => s === 200)).toHaveLength(1);
+      const history = await http(`${t.url}/admin/payment-sessions/vk_co_race/history`, {
+        headers: adminHeaders,
+      });
+      expect(history.body.payload).toHaveLength(2);
+    });
+
+    it('serves the widget script, cacheable, to other origins', async () => {
+      const script = await http(`${t.url}/widgets/sgpg.js?v=123`);
+      expect(script.status).toBe(200);
+      expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+      expect(script.headers.get('cross-origin-resource-policy')).toBe('cross-origin');
+      expect(script.headers.get('cache-control')).toMatch(/max-age=\d+/);
+      expect(script.text).toContain('window.showPaymentIframe');
+      expect(script.text).toContain('window.nxsgpgc3');
+      const etag = script.headers.get('etag')!;
+      const cached = await http(`${t.url}/widgets/sgpg.js`, { headers: { 'if-none-match': etag } });
+      expect(cached.status).toBe(304);
+      expectEnvelope(await http(`${t.url}/widgets/other.js`), 404, 'NOT_FOUND');
+    });
+
+    it('never logs the personal data or the token', async () => {
+      const token = await tokenFor(t.url, initIframeBody('vk_co_logs', receiver.url));
+      await openPage(t.url, token);
+      const logs = t.logs.join('\n');
+      for (const secret of ['ann.lee.checkout', '871234567', 'Dublin', token]) {
+        expect(logs).not.toContain(secret);
+      }
+    });
+  });
+
+  describe('operators see sessions', () => {
+    const viewer = async () => {
+      const created = await http(`${t.url}/admin/operators`, {
+        method: 'POST',
+        headers: adminHeaders,
+        body: { name: `viewer-${Date.now()}`, role: 'viewer' },
+      });
+      return { authorization: `Bearer ${created.body.token}` };
+    };
+
+    it('lists newest first with cursor pages and filters', async () => {
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await http(
+          `${t.url}/admin/payment-sessions?merchantId=shop&size=3${cursor ? `&cursor=${cursor}` : ''}`,
+          { headers: adminHeaders },
+        );
+        expect(page.status).toBe(200);
+        seen.push(...page.body.payload.map((s: { validationKey: string }) => s.validationKey));
+        cursor = page.body.nextCursor;
+      } while (cursor);
+      expect(new Set(seen).size).toBe(seen.length);
+      expect(seen).toContain('vk_co_paid');
+      expect(seen).not.toContain('vk_co_operator');
+      const failed = await http(`${t.url}/admin/payment-sessions?status=FAILED`, {
+        headers: adminHeaders,
+      });
+      expect(failed.body.payload.map((s: { status: string }) => s.status)).toEqual(
+        failed.body.payload.map(() => 'FAILED'),
+      );
+      const none = await http(`${t.url}/admin/payment-sessions?createdTo=2000-01-01T00:00:00Z`, {
+        headers: adminHeaders,
+      });
+      expect(none.body).toEqual({ payload: [] });
+      expectEnvelope(
+        await http(`${t.url}/admin/payment-sessions?cursor=bad!`, { headers: adminHeaders }),
+        400,
+        'INVALID_PARAMETER',
+      );
+    });
+
+    it('shows a session; the personal data only to payments and above', async () => {
+      const full = await http(`${t.url}/admin/payment-sessions/vk_co_paid`, {
+        headers: adminHeaders,
+      });
+      expect(full.body).toMatchObject({
+        validationKey: 'vk_co_paid',
+        merchantId: 'shop',
+        status: 'SUCCESSFUL',
+        createdBy: { kind: 'merchant', id: 'shop' },
+        money: { amount: 10, currency: 'EUR', presentationAmount: 'EUR10.00' },
+        traceId: 'order-9001',
+        clientReference: 'cust-42',
+        returnUrl: `${receiver.url}/return`,
+        errorUrl: `${receiver.url}/error`,
+        checkout: {
+          chosenPair: 'USDT/TRC20',
+          client: expect.objectContaining({ emailAddress: 'ann.lee.checkout@example.org' }),
+          address: { addressLine1: '1 Main St', countryCode: 'IE', city: 'Dublin' },
+        },
+      });
+      expect(full.body.payload[0].paymentResponse.customerFirstName).toBe('Ann');
+      const seen = await http(`${t.url}/admin/payment-sessions/vk_co_paid`, {
+        headers: await viewer(),
+      });
+      expect(seen.status).toBe(200);
+      expect(seen.text).not.toContain('ann.lee.checkout');
+      expect(seen.text).not.toContain('Dublin');
+      expect(seen.body.checkout.client).toBeUndefined();
+      expect(seen.body.payload[0].paymentResponse.customerFirstName).toBeUndefined();
+      expect(seen.body.payload[0].paymentResponse.traceId).toBe('order-9001');
+    });
+
+    it('erases the checkout copy of the personal data with the session', async () => {
+      const erased = await http(`${t.url}/admin/payment-sessions/vk_co_paid/personal-data`, {
+        method: 'DELETE',
+        headers: adminHeaders,
+      });
+      expect(erased.status).toBe(204);
+      const after = await http(`${t.url}/admin/payment-sessions/vk_co_paid`, {
+        headers: adminHeaders,
+      });
+      expect(after.body.checkout.client).toBeUndefined();
+      expect(after.body.checkout.address).toBeUndefined();
+      expect(after.body.checkout.chosenPair).toBe('USDT/TRC20');
+      const events = await http(`${t.url}/admin/audit-events?size=100`, { headers: adminHeaders });
+      expect(events.text).not.toContain('ann.lee.checkout');
+    });
+  });
+});
+
+describe('checkout expiry (e2e)', () => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    t = await startTestApp({
+      AUTH_MODE: 'api-key',
+      CHECKOUT_TOKEN_TTL_SECONDS: '1',
+      CHECKOUT_EXPIRY_SWEEP_SECONDS: '1',
+    });
+    await t.seed(checkoutSeed());
+  });
+  afterAll(async () => {
+    await t?.close();
+    await receiver?.close();
+  });
+
+  it('expires an unused token: NOT_COMPLETED (EXPIRED) with its callback; the page says so', async () => {
+    const token = await tokenFor(t.url, initIframeBody('vk_co_expired', receiver.url));
+    const { nonce } = await openPage(t.url, token);
+    const ended = await lookupWhenEnded(t, 'vk_co_expired');
+    expect(ended.body.payload[0]).toEqual({ status: 'NOT_COMPLETED', detailedStatus: 'EXPIRED' });
+    await receiver.waitFor(() => receiver.to('/error').length === 1);
+    expect(JSON.parse(receiver.to('/error')[0].body)).toEqual({
+      status: 'NOT_COMPLETED',
+      validationKey: 'vk_co_expired',
+      detailedStatus: 'EXPIRED',
+    });
+    expectEnvelope(await act(t.url, token, 'cancel', { nonce }), 409, 'CONFLICT');
+    const page = await openPage(t.url, token);
+    expect(page.page.text).toContain('This payment has expired.');
+    expect(page.page.text).toContain('data-outcome="fail"');
+    const history = await http(`${t.url}/admin/payment-sessions/vk_co_expired/history`, {
+      headers: adminHeaders,
+    });
+    expect(history.body.payload[1]).toMatchObject({ to: 'NOT_COMPLETED', by: { kind: 'system' } });
+  });
+});
+
+describe('checkout outside the sandbox (e2e)', () => {
+  let t: TestApp;
+  let receiver: WebhookReceiver;
+
+  beforeAll(async () => {
+    receiver = await WebhookReceiver.start();
+    t = await startTestApp({ AUTH_MODE: 'api-key' });
+    await t.seed(checkoutSeed());
+  });
+  afterAll(async () => {
+    await t?.close();
+    await receiver?.close();
+  });
+
+  it('outside the sandbox the page offers no outcome, and an outcome action is refused', async () => {
+    const token = await tokenFor(t.url, initIframeBody('vk_co_production', receiver.url));
+    const { nonce } = await openPage(t.url, token);
+    await act(t.url, token, 'pair', { nonce, currencyCode: 'USDT', protocol: 'TRC20' });
+    const waiting = await openPage(t.url, token);
+    expect(waiting.page.text).toContain('Waiting for your payment to be confirmed');
+    expect(waiting.page.text).not.toContain('data-action="outcome"');
+    expectEnvelope(
+      await act(t.url, token, 'outcome', { nonce: waiting.nonce, outcome: 'paid' }),
+      403,
+      'FORBIDDEN',
+    );
+  });
+});
