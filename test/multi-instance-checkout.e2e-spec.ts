@@ -7,6 +7,7 @@ import {
   ADMIN_TOKEN,
   adminHeaders as admin,
   http,
+  TEST_AUDIT_KEY,
   TEST_CALLBACK_SECRET_KEY,
 } from './support/test-app.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
@@ -72,6 +73,7 @@ describe('checkout on two instances (e2e)', () => {
       DATABASE_URL: postgres.url,
       ADMIN_TOKEN,
       CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY,
+      AUDIT_KEY: TEST_AUDIT_KEY,
       // The sandbox's outcome action, so that pages can end payments on either instance.
       CHECKOUT_SANDBOX: 'true',
       CHECKOUT_EXPIRY_SWEEP_SECONDS: '1',

@@ -68,6 +68,7 @@ describe('start-up (e2e)', () => {
     const production = {
       NODE_ENV: 'production',
       CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY,
+      AUDIT_KEY: TEST_AUDIT_KEY,
       DATABASE_URL: `sqlite:${database}`,
     };
     const result = runMain({ ...production, PORT: '0', CHECKOUT_SANDBOX: 'true' });
