@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { seedCommand } from '../src/cli/seed-command.js';
 import { loadConfig } from '../src/config/app-config.js';
-import { OPERATOR_ROLES } from '../src/http/endpoint.decorator.js';
+import { OPERATOR_ROLES } from '../src/operators/operator-role.js';
 import {
   ADMIN_TOKEN,
   adminHeaders,

@@ -119,6 +119,18 @@ describe('SQLite refusing writes under concurrent writers (e2e)', () => {
     return main.url;
   }
 
+  /** Runs `step`; when it fails, the service's log says why. */
+  async function withOutput<T>(step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (error) {
+      const log = main?.output().split('\n').slice(-40).join('\n');
+      throw new Error(`${(error as Error).message}\nThe service's last log lines:\n${log}`, {
+        cause: error,
+      });
+    }
+  }
+
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'gateway-faults-'));
     mount = undefined;
@@ -218,9 +230,8 @@ describe('SQLite refusing writes under concurrent writers (e2e)', () => {
     await sleep(5000);
 
     needsRoot('chattr', ['-i', file, `${file}-wal`, `${file}-shm`]);
-    await eventually(
-      'readiness 200 again',
-      async () => (await status(`${url}/health/ready`)) === 200,
+    await withOutput(() =>
+      eventually('readiness 200 again', async () => (await status(`${url}/health/ready`)) === 200),
     );
     const afterThaw = load.acknowledged.size;
     await eventually(

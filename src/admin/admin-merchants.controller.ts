@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { CurrentOperatorCall, type OperatorCall } from '../http/caller.js';
+import { CurrentOperatorCall, type OperatorCall } from '../operators/operator-call.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
 import {
   ApiKeyViewDto,

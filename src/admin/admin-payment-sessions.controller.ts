@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query, Res } from 
 import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
 import { ApiError } from '../common/errors/api-error.js';
 import type { Listing } from '../common/http/envelope.js';
-import { CurrentOperatorCall, type OperatorCall } from '../http/caller.js';
+import { CurrentOperatorCall, type OperatorCall } from '../operators/operator-call.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
 import type { ResponseControls } from '../common/http/response.js';
 import {

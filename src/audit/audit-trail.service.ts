@@ -1,6 +1,6 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { Transactions, type Tx } from '../database/transactions.js';
-import type { OperatorCall } from '../http/caller.js';
+import type { OperatorCall } from '../operators/operator-call.js';
 import { RefusalRecorder, type RefusedOperatorRequest } from '../http/ports.js';
 import {
   AuditContent,

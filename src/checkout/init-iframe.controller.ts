@@ -1,6 +1,6 @@
 import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { type Caller, CurrentCaller } from '../http/caller.js';
+import { type Caller, CurrentCaller } from '../merchants/caller.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
 import { CheckoutService } from './checkout.service.js';
 import {

@@ -6,7 +6,8 @@ import { andThen, type MaybePromise } from '../common/maybe-async.js';
 import { ServiceState } from '../common/service-state.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { GeneralRateLimit } from '../rate-limits/general-rate-limit.js';
-import { attachCaller, attachOperatorCall } from './caller.js';
+import { attachCaller } from '../merchants/caller.js';
+import { attachOperatorCall } from '../operators/operator-call.js';
 import type { DeclaredAccess } from './endpoint.decorator.js';
 import { requestIdOf } from './logging.js';
 import {

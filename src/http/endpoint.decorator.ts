@@ -1,3 +1,4 @@
+import { ROLES_INCLUDING, type OperatorRole } from '../operators/operator-role.js';
 import { SetMetadata, Type, UseInterceptors, applyDecorators } from '@nestjs/common';
 import {
   ApiBearerAuth,
@@ -23,23 +24,6 @@ export const ADMIN_SCHEME = 'adminToken';
 
 /** Who may call a route: a merchant with an API key, an operator with a bearer token, or anyone. */
 export type Access = 'merchant' | 'operator' | 'public';
-
-/**
- * What an operator's role lets them do: `viewer` every operator GET and /metrics; `payments` that,
- * and reporting payment sessions, redelivering callbacks and erasing personal data; `catalog` that,
- * and the catalog's writes; `admin` everything (merchants, keys, callback secrets, operators, the
- * audit trail). ADMIN_TOKEN is `root`, with every role.
- */
-export const OPERATOR_ROLES = ['viewer', 'payments', 'catalog', 'admin'] as const;
-export type OperatorRole = (typeof OPERATOR_ROLES)[number];
-
-/** The roles that include each role. */
-export const ROLES_INCLUDING: Record<OperatorRole, readonly OperatorRole[]> = {
-  viewer: ['viewer', 'payments', 'catalog', 'admin'],
-  payments: ['payments', 'admin'],
-  catalog: ['catalog', 'admin'],
-  admin: ['admin'],
-};
 
 /** What the access guard reads of a route's declaration. */
 export interface DeclaredAccess {

@@ -1,6 +1,7 @@
 import type { ApiError } from '../common/errors/api-error.js';
 import type { MaybePromise } from '../common/maybe-async.js';
-import type { Caller, OperatorIdentity } from './caller.js';
+import type { Caller } from '../merchants/caller.js';
+import type { OperatorIdentity } from '../operators/operator-call.js';
 
 /**
  * What the HTTP layer needs from the features, as small contracts they provide: it knows no

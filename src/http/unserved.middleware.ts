@@ -2,7 +2,7 @@ import { Injectable, NestMiddleware, Optional } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../common/errors/api-error.js';
 import { AccessPolicy } from './access-policy.js';
-import { callerOf } from './caller.js';
+import { callerOf } from '../merchants/caller.js';
 import { markRoute } from './request-context.js';
 import { pathOf } from './paths.js';
 import { UnservedRequestPolicy } from './ports.js';

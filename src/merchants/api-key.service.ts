@@ -7,7 +7,7 @@ import { RevocableCache } from '../database/revocable-cache.js';
 import { AuditTrail } from '../audit/audit-trail.service.js';
 import { REDACTED } from '../audit/changes.js';
 import { Transactions, type Tx } from '../database/transactions.js';
-import type { OperatorCall } from '../http/caller.js';
+import type { OperatorCall } from '../operators/operator-call.js';
 import { KeyResolver, type ResolvedKey } from '../http/ports.js';
 import { generateApiKey, hashApiKey } from './api-key.js';
 import { ApiKeyViewDto, CreatedApiKeyDto } from './dto/merchant.dto.js';

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@ne
 import { ApiTags } from '@nestjs/swagger';
 import { PageQueryDto } from '../catalog/dto/page-query.dto.js';
 import type { Listing } from '../common/http/envelope.js';
-import { CurrentOperatorCall, type OperatorCall } from '../http/caller.js';
+import { CurrentOperatorCall, type OperatorCall } from './operator-call.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
 import {
   CREATE_OPERATOR_EXAMPLES,

@@ -1,6 +1,6 @@
 import { Controller, Get, Header, Param } from '@nestjs/common';
 import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
-import { type Caller, CurrentCaller } from '../http/caller.js';
+import { type Caller, CurrentCaller } from '../merchants/caller.js';
 import { Endpoint, setting } from '../http/endpoint.decorator.js';
 import {
   DEMO_SESSION_EXAMPLES,
