@@ -39,34 +39,3 @@ export class CoalescedRead<T> {
     return read;
   }
 }
-
-/**
- * One {@link CoalescedRead} per key, for reads that depend on a key (a session by its validation
- * key): concurrent lookups of the same key share a read under the same rule, lookups of different
- * keys never wait for each other. A key is forgotten as soon as nothing is pending for it, so the
- * map holds at most the keys of the requests in flight.
- */
-export class CoalescedReads<K, T> {
-  private readonly byKey = new Map<K, CoalescedRead<T>>();
-
-  constructor(private readonly read: (key: K) => Promise<T>) {}
-
-  get(key: K): Promise<T> {
-    let reads = this.byKey.get(key);
-    if (!reads) {
-      reads = new CoalescedRead(() => this.read(key));
-      this.byKey.set(key, reads);
-    }
-    const result = reads.get();
-    const forget = () => {
-      if (reads.idle && this.byKey.get(key) === reads) this.byKey.delete(key);
-    };
-    result.then(forget, forget);
-    return result;
-  }
-
-  /** Keys with a read pending or queued. */
-  get size(): number {
-    return this.byKey.size;
-  }
-}

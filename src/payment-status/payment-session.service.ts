@@ -8,7 +8,6 @@ import { MetricsService } from '../metrics/metrics.service.js';
 import type { OperatorCall } from '../operators/operator-call.js';
 import { CallbackOutbox, type NewCallback } from '../callbacks/callback-outbox.js';
 import { ApiError } from '../common/errors/api-error.js';
-import { CoalescedReads } from '../database/coalesced-read.js';
 import { Transactions, type Tx } from '../database/transactions.js';
 import { MerchantService } from '../merchants/merchant.service.js';
 import { CacheLookups, UNCOUNTED_CACHE_LOOKUPS } from '../metrics/cache-lookups.js';
@@ -109,8 +108,6 @@ export class PaymentSessionService {
     maxBytes: FINAL_ANSWER_BYTES,
     sizeOf: (answer, key) => answer.bytes + 2 * key.length,
   });
-  /** Concurrent lookups of one key share a read (and the answer built from it). */
-  private readonly answers = new CoalescedReads((key: string) => this.readAnswer(key));
   /** Moves on with every erasure heard of: a read that began before one is not kept. */
   private generation = 0;
 
@@ -136,9 +133,10 @@ export class PaymentSessionService {
    * The session's status element, or undefined when the key is unknown, cannot exist or belongs
    * to another merchant (`merchantId` undefined: any merchant may read). SUCCESSFUL and FAILED
    * never change, so their elements are kept, frozen, once built (and the envelope interceptor
-   * keeps their bytes beside them); every other status is read afresh so it reflects the latest
-   * report. Lookups of the same key that arrive while its read is pending share the next read:
-   * each still sees every report committed before it arrived.
+   * keeps their bytes beside them, for as long as the element is kept); every other status is
+   * read afresh, on the read connection, so it reflects every report committed before the
+   * lookup arrived (contract section 10). This is the status lookup's one cache: see
+   * docs/request-lifecycle.md, "Caches".
    */
   async status(
     validationKey: string,
@@ -149,7 +147,7 @@ export class PaymentSessionService {
     const answer =
       final ??
       // A key that cannot exist (too long, a control character, a slash) is a miss without a read.
-      (isValidationKey(validationKey) ? await this.answers.get(validationKey) : undefined);
+      (isValidationKey(validationKey) ? await this.readAnswer(validationKey) : undefined);
     if (!answer || (merchantId !== undefined && answer.merchantId !== merchantId)) return undefined;
     return answer.element;
   }

@@ -113,20 +113,29 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
     super();
   }
 
-  /** The lookups that arrive together are read with one statement (see BatchedReads). */
+  /**
+   * The session of the key. Lookups that arrive together are read with one statement (see
+   * BatchedReads and readSessions): on SQLite one statement for a batch of keys costs about a
+   * third of the CPU of one statement per key (bench/README.md, "Status lookups read in batches").
+   */
   find(validationKey: string): Promise<SessionRecord | undefined> {
-    this.lookups ??= new BatchedReads(
-      async (keys) => {
-        const rows = await this.reads.byKeys<SessionRecord>(
-          SELECT_SESSIONS,
-          'validation_key',
-          keys,
-        );
-        return new Map(rows.map((row) => [row.validationKey, row]));
-      },
-      { maxBatch: LOOKUP_BATCH_KEYS, concurrency: this.reads.concurrency },
-    );
+    this.lookups ??= new BatchedReads((keys) => this.readSessions(keys), {
+      maxBatch: LOOKUP_BATCH_KEYS,
+      concurrency: this.reads.concurrency,
+    });
     return this.lookups.get(validationKey);
+  }
+
+  /** The sessions of these keys, by key, in one statement on the read connection. */
+  private async readSessions(
+    validationKeys: readonly string[],
+  ): Promise<Map<string, SessionRecord>> {
+    const rows = await this.reads.byKeys<SessionRecord>(
+      SELECT_SESSIONS,
+      'validation_key',
+      validationKeys,
+    );
+    return new Map(rows.map((row) => [row.validationKey, fromRow(row)]));
   }
 
   async findIn(tx: Tx, validationKey: string): Promise<SessionRecord | undefined> {
