@@ -115,8 +115,9 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
 
   /**
    * The session of the key. Lookups that arrive together are read with one statement (see
-   * BatchedReads and readSessions): on SQLite one statement for a batch of keys costs about a
-   * third of the CPU of one statement per key (bench/README.md, "Status lookups read in batches").
+   * BatchedReads and readSessions): on SQLite one statement per key cost about three times the
+   * CPU of a status lookup on distinct keys (bench/README.md, "Batched reads pay for distinct
+   * keys").
    */
   find(validationKey: string): Promise<SessionRecord | undefined> {
     this.lookups ??= new BatchedReads((keys) => this.readSessions(keys), {
