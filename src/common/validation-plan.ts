@@ -1,5 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { ValidationTypes, getMetadataStorage, type ValidationArguments } from 'class-validator';
+import { recordedTransforms, type ValueTransform } from './validators.js';
 
 type Constructor<T = object> = new () => T;
 
@@ -13,11 +14,20 @@ interface Check {
 interface ClassPlan {
   cls: Constructor;
   properties: Map<string, PropertyPlan>;
+  /**
+   * True when the plan builds the instance itself, as plainToInstance would (see direct()):
+   * every transform is one of src/common/validators.ts, every nested class's plan direct too.
+   */
+  direct: boolean;
 }
 
 /** One validated property of a DTO class, as its decorators declare it. */
 interface PropertyPlan {
   name: string;
+  /** The transforms of src/common/validators.ts on the property, in the order they run. */
+  transforms: ValueTransform[];
+  /** With @ValidateNested: the class (@Type's) whose instance a plain object becomes. */
+  nested?: Constructor;
   /** @IsOptional and the like: all must hold for the property to be checked at all. */
   conditions: ((object: object, value: unknown) => boolean)[];
   checks: Check[];
@@ -32,9 +42,11 @@ class Unsupported extends Error {}
  * file at a fraction of the cost of class-validator's validate (which looks up every class's
  * metadata again for each object and builds its errors).
  *
- * The record is transformed by class-transformer's own plainToInstance, as validatePlain does
- * (so @Type, @Transform, @Expose and @Exclude apply as documented); the plan then runs the same
- * rules as class-validator, read through its public getMetadataStorage(): the constraint
+ * The instance is the one plainToInstance builds. The plan builds it itself when it can tell that
+ * is the same (see direct()): the transforms are the decorators of src/common/validators.ts, which
+ * record themselves, and a nested object's class is the one plainToInstance gives; otherwise
+ * class-transformer's plainToInstance builds it (about twice the plan's cost). The plan then runs
+ * the same rules as class-validator, read through its public getMetadataStorage(): the constraint
  * functions the decorators registered, with the semantics of the shared VALIDATOR_OPTIONS
  * (whitelisting without refusing unknown keys, no groups, no skipped properties). It only ever
  * answers "certainly valid" (with the instance class-validator would leave), or undefined: "ask
@@ -72,16 +84,25 @@ export class ValidationPlan<T extends object> {
     return this.root !== undefined;
   }
 
+  /** True when the plan builds instances itself rather than through plainToInstance (see direct()). */
+  get buildsDirectly(): boolean {
+    return this.root?.direct ?? false;
+  }
+
   /** The validated instance of a certainly valid record; undefined when class-validator must judge. */
   accept(plain: unknown): T | undefined {
     if (!this.root || !isPlainObject(plain)) return undefined;
-    let instance: object;
-    try {
-      instance = plainToInstance(this.root.cls, plain) as object;
-    } catch {
-      return undefined; // a shape plainToInstance fails on: validatePlain says what it says
+    let instance: object | undefined;
+    if (this.root.direct) {
+      instance = this.transform(this.root, plain);
+    } else {
+      try {
+        instance = plainToInstance(this.root.cls, plain) as object;
+      } catch {
+        return undefined; // a shape plainToInstance fails on: validatePlain says what it says
+      }
     }
-    if (!this.valid(this.root, instance)) return undefined;
+    if (instance === undefined || !this.valid(this.root, instance)) return undefined;
     return instance as T;
   }
 
@@ -91,10 +112,11 @@ export class ValidationPlan<T extends object> {
     const storage = getMetadataStorage();
     const metadatas = storage.getTargetValidationMetadatas(cls, '', false, false, undefined);
     if (metadatas.length === 0) throw new Unsupported(`${cls.name}: no rules`);
-    const plan: ClassPlan = { cls, properties: new Map() };
+    const plan: ClassPlan = { cls, properties: new Map(), direct: false };
     for (const [name, list] of Object.entries(storage.groupByPropertyName(metadatas))) {
       const property: PropertyPlan = {
         name,
+        transforms: recordedTransforms(cls, name),
         conditions: [],
         checks: [],
         validatesNested: false,
@@ -123,7 +145,63 @@ export class ValidationPlan<T extends object> {
       plan.properties.set(name, property);
     }
     this.plans.set(cls, plan);
+    plan.direct = this.direct(plan);
     return plan;
+  }
+
+  /**
+   * Whether the plan's own transform builds what plainToInstance builds for the class: each
+   * property's value, for values of every kind and the strings the transforms change, comes out
+   * alike, and a nested object becomes an instance of a class whose plan is itself direct. A
+   * transform, @Type, @Expose or @Exclude the plan does not know of changes one of them.
+   */
+  private direct(plan: ClassPlan): boolean {
+    for (const property of plan.properties.values()) {
+      const built = (value: unknown): unknown =>
+        (plainToInstance(plan.cls, { [property.name]: value }) as Record<string, unknown>)[
+          property.name
+        ];
+      for (const probe of PROBES) {
+        const ours = property.transforms.reduce((value, transform) => transform(value), probe);
+        if (!Object.is(built(probe), ours)) return false;
+      }
+      if (property.validatesNested) {
+        // The class plainToInstance makes of a plain object here (the one @Type names).
+        const made = built({});
+        if (typeof made !== 'object' || made === null || made.constructor === Object) return false;
+        const nested = this.planOf(made.constructor as Constructor);
+        if (!nested?.direct) return false;
+        property.nested = nested.cls;
+      }
+    }
+    return true;
+  }
+
+  /** plainToInstance for plain JSON objects; undefined for a shape the plan does not model. */
+  private transform(plan: ClassPlan, plain: unknown): object | undefined {
+    if (!isPlainObject(plain)) return undefined;
+    const instance = new plan.cls() as Record<string, unknown>;
+    for (const key of Object.keys(plain)) {
+      const property = plan.properties.get(key);
+      // Keys without rules are dropped by whitelisting (or refused, which class-validator words).
+      if (!property) {
+        if (this.refuseUnknown) return undefined;
+        continue;
+      }
+      let value = plain[key];
+      if (property.nested && value !== null) {
+        value = this.transform(this.plans.get(property.nested)!, value);
+        if (value === undefined) return undefined;
+      } else if (Array.isArray(value)) {
+        if (!value.every(isPrimitive)) return undefined;
+        value = [...value];
+      } else if (!isPrimitive(value)) {
+        return undefined;
+      }
+      for (const transform of property.transforms) value = transform(value);
+      instance[key] = value;
+    }
+    return instance;
   }
 
   /**
@@ -204,6 +282,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
     Object.getPrototypeOf(value) === Object.prototype
   );
 }
+
+/** Values of every JSON kind, and strings the transforms of src/common/validators.ts change. */
+const PROBES: unknown[] = [' aB ', 'ıſ iE', '0123', '12345678901234567', '', 7, 1.5, true, null];
 
 function isPrimitive(value: unknown): boolean {
   return value === null || ['string', 'number', 'boolean'].includes(typeof value);
