@@ -7,7 +7,7 @@ import {
   parityCorpus,
   sendCorpusRequest,
 } from './support/parity-corpus.js';
-import { startTestApp, TestApp } from './support/test-app.js';
+import { startTestApp } from './support/test-app.js';
 
 /**
  * Express and Fastify answer every request of one corpus alike: the same status, the same
@@ -16,21 +16,21 @@ import { startTestApp, TestApp } from './support/test-app.js';
  * (test/support/parity-corpus.ts). `PARITY_REPORT=<file>` writes the differences found as JSON.
  */
 describe('platform parity (e2e, Express beside Fastify)', () => {
-  const platforms = bothPlatforms('');
-
   it('holds at least 500 requests', () => {
     expect(parityCorpus().length).toBeGreaterThanOrEqual(500);
   });
 
   it('answers every request of the corpus alike on both platforms', async () => {
+    // One at a time, in order, on each platform: writes change what later requests see, alike.
+    const { answers, captured } = await onBothPlatforms('', (url, send) =>
+      sendAll(parityCorpus(), (entry) => send(url, entry)),
+    );
     const differences: { label: string; express: CorpusAnswer; fastify: CorpusAnswer }[] = [];
     const serverErrors: string[] = [];
     const limited: string[] = [];
-    const captured: [Captured, Captured] = [new Map(), new Map()];
-    for (const entry of parityCorpus()) {
-      // One at a time, in order: writes change what later requests see, alike on both.
-      const onExpress = await sendCorpusRequest(platforms.express.url, entry, captured[0]);
-      const onFastify = await sendCorpusRequest(platforms.fastify.url, entry, captured[1]);
+    parityCorpus().forEach((entry, index) => {
+      const onExpress = answers.express[index];
+      const onFastify = answers.fastify[index];
       if (onExpress.status >= 500 || onFastify.status >= 500) serverErrors.push(entry.label);
       if (onExpress.status === 429) limited.push(entry.label);
       if (JSON.stringify(onExpress) !== JSON.stringify(onFastify)) {
@@ -40,7 +40,7 @@ describe('platform parity (e2e, Express beside Fastify)', () => {
           fastify: onFastify,
         });
       }
-    }
+    });
     if (process.env.PARITY_REPORT) {
       (await import('node:fs')).writeFileSync(
         process.env.PARITY_REPORT,
@@ -52,15 +52,13 @@ describe('platform parity (e2e, Express beside Fastify)', () => {
     // Each request is judged for itself: none meets a limit that earlier ones reached.
     expect(limited).toEqual([]);
     // The checkout's flow ran: its payments were made, one of each outcome.
-    expect([...captured[0].keys()].sort()).toEqual(
+    expect([...captured.express.keys()].sort()).toEqual(
       ['cancelled', 'cancelledn', 'failed', 'failedn', 'paid', 'paidn'].sort(),
     );
   }, 120_000);
 });
 
 describe('platform parity under CONTEXT_PATH (e2e, Express beside Fastify)', () => {
-  const platforms = bothPlatforms('/pegasus-ci');
-
   it('answers the corpus below the prefix, and spellings of the prefix itself, alike', async () => {
     const origin = (url: string) => new URL(url).origin;
     const prefixSpellings = [
@@ -78,34 +76,48 @@ describe('platform parity under CONTEXT_PATH (e2e, Express beside Fastify)', () 
       { label: path, method: 'GET', path, headers: {} },
       { label: `${path} with a key`, method: 'GET', path, headers: { key: PARITY_MERCHANT_KEY } },
     ]);
+    const requests = async (url: string, send: Send) => [
+      ...(await sendAll(parityCorpus(), (entry) => send(url, entry))),
+      ...(await sendAll(prefixSpellings, (entry) => send(origin(url), entry))),
+    ];
+    const { answers } = await onBothPlatforms('/pegasus-ci', requests);
+    const entries = [...parityCorpus(), ...prefixSpellings];
     const differences: string[] = [];
-    const captured: [Captured, Captured] = [new Map(), new Map()];
-    const check = async (entry: CorpusRequest, expressUrl: string, fastifyUrl: string) => {
-      const onExpress = await sendCorpusRequest(expressUrl, entry, captured[0]);
-      const onFastify = await sendCorpusRequest(fastifyUrl, entry, captured[1]);
+    entries.forEach((entry, index) => {
+      const onExpress = answers.express[index];
+      const onFastify = answers.fastify[index];
       if (JSON.stringify(onExpress) !== JSON.stringify(onFastify) || onExpress.status >= 500) {
         differences.push(
           `${entry.method} ${entry.path.slice(0, 80)}: ${JSON.stringify(onExpress)} / ${JSON.stringify(onFastify)}`,
         );
       }
-    };
-    for (const entry of parityCorpus())
-      await check(entry, platforms.express.url, platforms.fastify.url);
-    for (const entry of prefixSpellings) {
-      await check(entry, origin(platforms.express.url), origin(platforms.fastify.url));
-    }
+    });
     expect(differences).toEqual([]);
   }, 120_000);
 });
 
+type Send = (url: string, entry: CorpusRequest) => Promise<CorpusAnswer>;
+type Platform = 'express' | 'fastify';
+
+/** Sends the requests one at a time, in order. */
+async function sendAll(
+  entries: CorpusRequest[],
+  send: (entry: CorpusRequest) => Promise<CorpusAnswer>,
+): Promise<CorpusAnswer[]> {
+  const answers: CorpusAnswer[] = [];
+  for (const entry of entries) answers.push(await send(entry));
+  return answers;
+}
+
 /**
- * Both platforms started side by side on one configuration and seeded alike, for the tests of the
- * enclosing describe block; the getters read them once they have started.
+ * The answers of each platform to the same requests: Express, then Fastify, each started on one
+ * configuration, seeded alike and closed before the next starts (one application, and one data
+ * source, at a time in the process).
  */
-function bothPlatforms(contextPath: string): {
-  readonly express: TestApp;
-  readonly fastify: TestApp;
-} {
+async function onBothPlatforms(
+  contextPath: string,
+  requests: (url: string, send: Send) => Promise<CorpusAnswer[]>,
+): Promise<{ answers: Record<Platform, CorpusAnswer[]>; captured: Record<Platform, Captured> }> {
   const env = {
     AUTH_MODE: 'api-key',
     // The sandbox: the checkout page's outcome action answers only there.
@@ -114,27 +126,20 @@ function bothPlatforms(contextPath: string): {
     RATE_LIMIT_PER_MINUTE: '1000000',
     RATE_LIMIT_STATUS_NOT_FOUND_PER_MINUTE: '1000000',
   };
-  let apps: [TestApp, TestApp] | undefined;
-  beforeAll(async () => {
-    apps = await Promise.all([
-      startTestApp({ ...env, HTTP_PLATFORM: 'express' }),
-      startTestApp({ ...env, HTTP_PLATFORM: 'fastify' }),
-    ]);
-    await Promise.all(apps.map((app) => app.seed(PARITY_SEED)));
-  });
-  afterAll(async () => {
-    await Promise.all((apps ?? []).map((app) => app.close()));
-  });
-  const started = () => {
-    if (!apps) throw new Error('the platforms have not started');
-    return apps;
-  };
-  return {
-    get express() {
-      return started()[0];
-    },
-    get fastify() {
-      return started()[1];
-    },
-  };
+  const answers = {} as Record<Platform, CorpusAnswer[]>;
+  const captured = {} as Record<Platform, Captured>;
+  for (const platform of ['express', 'fastify'] as const) {
+    const app = await startTestApp({ ...env, HTTP_PLATFORM: platform });
+    try {
+      await app.seed(PARITY_SEED);
+      const values: Captured = new Map();
+      answers[platform] = await requests(app.url, (url, entry) =>
+        sendCorpusRequest(url, entry, values),
+      );
+      captured[platform] = values;
+    } finally {
+      await app.close();
+    }
+  }
+  return { answers, captured };
 }

@@ -1,41 +1,8 @@
-import { TransformationType } from 'class-transformer';
+import { plainToInstance } from 'class-transformer';
 import { ValidationTypes, getMetadataStorage, type ValidationArguments } from 'class-validator';
-import { createRequire } from 'node:module';
-
-/**
- * class-transformer's own metadata and options, read from the module plainToInstance uses (as
- * @nestjs/mapped-types does): the plan applies the same @Type and @Transform decorators.
- */
-const require = createRequire(import.meta.url);
-const { defaultMetadataStorage: transformerMetadata } =
-  require('class-transformer/cjs/storage') as {
-    defaultMetadataStorage: TransformerMetadata;
-  };
-const { defaultOptions: TRANSFORM_OPTIONS } =
-  require('class-transformer/cjs/constants/default-options.constant') as { defaultOptions: object };
+import { recordedTransforms, type ValueTransform } from './validators.js';
 
 type Constructor<T = object> = new () => T;
-
-interface TransformerMetadata {
-  findTypeMetadata(
-    target: Constructor,
-    property: string,
-  ):
-    | {
-        typeFunction?: (options: object) => unknown;
-        reflectedType?: unknown;
-        options?: { discriminator?: unknown };
-      }
-    | undefined;
-  findTransformMetadatas(
-    target: Constructor,
-    property: string,
-    type: TransformationType,
-  ): { transformFn: (params: object) => unknown; options?: { groups?: string[] } }[];
-  getStrategy(target: Constructor): string;
-  getExposedProperties(target: Constructor, type: TransformationType): string[];
-  getExcludedProperties(target: Constructor, type: TransformationType): string[];
-}
 
 interface Check {
   validate(value: unknown, args: ValidationArguments): unknown;
@@ -43,20 +10,24 @@ interface Check {
   constraints: unknown[];
 }
 
-/** A DTO class: its validated properties, and the own fields a new instance has without rules. */
+/** A DTO class: its validated properties. */
 interface ClassPlan {
   cls: Constructor;
   properties: Map<string, PropertyPlan>;
-  /** Whitelisting deletes these. */
-  stripped: string[];
+  /**
+   * True when the plan builds the instance itself, as plainToInstance would (see direct()):
+   * every transform is one of src/common/validators.ts, every nested class's plan direct too.
+   */
+  direct: boolean;
 }
 
 /** One validated property of a DTO class, as its decorators declare it. */
 interface PropertyPlan {
   name: string;
-  /** The class @Type names: a plain object given here becomes an instance of it. */
-  nested?: ClassPlan;
-  transforms: ((params: object) => unknown)[];
+  /** The transforms of src/common/validators.ts on the property, in the order they run. */
+  transforms: ValueTransform[];
+  /** With @ValidateNested: the class (@Type's) whose instance a plain object becomes. */
+  nested?: Constructor;
   /** @IsOptional and the like: all must hold for the property to be checked at all. */
   conditions: ((object: object, value: unknown) => boolean)[];
   checks: Check[];
@@ -67,20 +38,26 @@ interface PropertyPlan {
 class Unsupported extends Error {}
 
 /**
- * A DTO class's decorators compiled once into a plan, to accept the plain records of a large file
- * at a fraction of the cost of plainToInstance + validate (which look up every class's metadata
- * again for each object).
+ * A DTO class's validation rules compiled once into a plan, to accept the plain records of a large
+ * file at a fraction of the cost of class-validator's validate (which looks up every class's
+ * metadata again for each object and builds its errors).
  *
- * The plan runs the same rules: the constraint functions and transforms the decorators
- * registered, with the semantics of the shared VALIDATOR_OPTIONS (whitelisting without
- * refusing unknown keys, no groups, no skipped properties). It only ever answers "certainly
- * valid" (with the instance class-transformer would build and class-validator would leave), or
- * undefined: "ask class-validator". Anything it does not model (arrays of objects, a value of the
- * wrong shape, a rule that fails) is undefined, so refusals and their messages always come from
- * class-validator itself.
+ * The instance is the one plainToInstance builds. The plan builds it itself when it can tell that
+ * is the same (see direct()): the transforms are the decorators of src/common/validators.ts, which
+ * record themselves, and a nested object's class is the one plainToInstance gives; otherwise
+ * class-transformer's plainToInstance builds it (about twice the plan's cost). The plan then runs
+ * the same rules as class-validator, read through its public getMetadataStorage(): the constraint
+ * functions the decorators registered, with the semantics of the shared VALIDATOR_OPTIONS
+ * (whitelisting without refusing unknown keys, no groups, no skipped properties). It only ever
+ * answers "certainly valid" (with the instance class-validator would leave), or undefined: "ask
+ * class-validator". Anything it does not model (arrays of objects, a value of the wrong shape, a
+ * rule that fails) is undefined, so refusals and their messages always come from class-validator
+ * itself.
  */
 export class ValidationPlan<T extends object> {
   private readonly plans = new Map<unknown, ClassPlan>();
+  /** Nested classes with a rule the plan does not run: their records go to class-validator. */
+  private readonly unsupported = new Set<unknown>();
   private readonly root?: ClassPlan;
 
   private constructor(
@@ -107,10 +84,24 @@ export class ValidationPlan<T extends object> {
     return this.root !== undefined;
   }
 
+  /** True when the plan builds instances itself rather than through plainToInstance (see direct()). */
+  get buildsDirectly(): boolean {
+    return this.root?.direct ?? false;
+  }
+
   /** The validated instance of a certainly valid record; undefined when class-validator must judge. */
   accept(plain: unknown): T | undefined {
-    if (!this.root) return undefined;
-    const instance = this.transform(this.root, plain);
+    if (!this.root || !isPlainObject(plain)) return undefined;
+    let instance: object | undefined;
+    if (this.root.direct) {
+      instance = this.transform(this.root, plain);
+    } else {
+      try {
+        instance = plainToInstance(this.root.cls, plain) as object;
+      } catch {
+        return undefined; // a shape plainToInstance fails on: validatePlain says what it says
+      }
+    }
     if (instance === undefined || !this.valid(this.root, instance)) return undefined;
     return instance as T;
   }
@@ -118,22 +109,14 @@ export class ValidationPlan<T extends object> {
   private compile(cls: Constructor): ClassPlan {
     const known = this.plans.get(cls);
     if (known) return known;
-    const keysShown =
-      transformerMetadata.getStrategy(cls) === 'none' &&
-      transformerMetadata.getExposedProperties(cls, TransformationType.PLAIN_TO_CLASS).length ===
-        0 &&
-      transformerMetadata.getExcludedProperties(cls, TransformationType.PLAIN_TO_CLASS).length ===
-        0;
-    if (!keysShown) throw new Unsupported(`${cls.name}: @Expose/@Exclude`);
     const storage = getMetadataStorage();
     const metadatas = storage.getTargetValidationMetadatas(cls, '', false, false, undefined);
     if (metadatas.length === 0) throw new Unsupported(`${cls.name}: no rules`);
-    const plan: ClassPlan = { cls, properties: new Map(), stripped: [] };
-    this.plans.set(cls, plan);
+    const plan: ClassPlan = { cls, properties: new Map(), direct: false };
     for (const [name, list] of Object.entries(storage.groupByPropertyName(metadatas))) {
       const property: PropertyPlan = {
         name,
-        transforms: [],
+        transforms: recordedTransforms(cls, name),
         conditions: [],
         checks: [],
         validatesNested: false,
@@ -159,45 +142,55 @@ export class ValidationPlan<T extends object> {
           throw new Unsupported(`${cls.name}.${name}: ${metadata.type}`);
         }
       }
-      const type = transformerMetadata.findTypeMetadata(cls, name);
-      if (type) {
-        if (type.options?.discriminator || !type.typeFunction) {
-          throw new Unsupported(`${cls.name}.${name}: @Type`);
-        }
-        // Only validated nested objects are whitelisted: the plan strips what it builds.
-        if (!property.validatesNested) throw new Unsupported(`${cls.name}.${name}: @Type alone`);
-        property.nested = this.compile(type.typeFunction({}) as Constructor);
-      }
-      for (const transform of transformerMetadata.findTransformMetadatas(
-        cls,
-        name,
-        TransformationType.PLAIN_TO_CLASS,
-      )) {
-        if (transform.options?.groups?.length) continue; // dropped without groups, as plainToInstance does
-        property.transforms.push(transform.transformFn);
-      }
       plan.properties.set(name, property);
     }
-    plan.stripped = Object.keys(new cls()).filter((key) => !plan.properties.has(key));
+    this.plans.set(cls, plan);
+    plan.direct = this.direct(plan);
     return plan;
+  }
+
+  /**
+   * Whether the plan's own transform builds what plainToInstance builds for the class: each
+   * property's value, for values of every kind and the strings the transforms change, comes out
+   * alike, and a nested object becomes an instance of a class whose plan is itself direct. A
+   * transform, @Type, @Expose or @Exclude the plan does not know of changes one of them.
+   */
+  private direct(plan: ClassPlan): boolean {
+    for (const property of plan.properties.values()) {
+      const built = (value: unknown): unknown =>
+        (plainToInstance(plan.cls, { [property.name]: value }) as Record<string, unknown>)[
+          property.name
+        ];
+      for (const probe of PROBES) {
+        const ours = property.transforms.reduce((value, transform) => transform(value), probe);
+        if (!Object.is(built(probe), ours)) return false;
+      }
+      if (property.validatesNested) {
+        // The class plainToInstance makes of a plain object here (the one @Type names).
+        const made = built({});
+        if (typeof made !== 'object' || made === null || made.constructor === Object) return false;
+        const nested = this.planOf(made.constructor as Constructor);
+        if (!nested?.direct) return false;
+        property.nested = nested.cls;
+      }
+    }
+    return true;
   }
 
   /** plainToInstance for plain JSON objects; undefined for a shape the plan does not model. */
   private transform(plan: ClassPlan, plain: unknown): object | undefined {
     if (!isPlainObject(plain)) return undefined;
     const instance = new plan.cls() as Record<string, unknown>;
-    for (const key of plan.stripped) delete instance[key];
     for (const key of Object.keys(plain)) {
       const property = plan.properties.get(key);
-      // Keys without rules are dropped by whitelisting (or refused, which class-validator words);
-      // '__proto__' and 'constructor' are skipped.
+      // Keys without rules are dropped by whitelisting (or refused, which class-validator words).
       if (!property) {
         if (this.refuseUnknown) return undefined;
         continue;
       }
       let value = plain[key];
       if (property.nested && value !== null) {
-        value = this.transform(property.nested, value);
+        value = this.transform(this.plans.get(property.nested)!, value);
         if (value === undefined) return undefined;
       } else if (Array.isArray(value)) {
         if (!value.every(isPrimitive)) return undefined;
@@ -205,25 +198,27 @@ export class ValidationPlan<T extends object> {
       } else if (!isPrimitive(value)) {
         return undefined;
       }
-      for (const transformFn of property.transforms) {
-        value = transformFn({
-          value,
-          key,
-          obj: plain,
-          type: TransformationType.PLAIN_TO_CLASS,
-          options: TRANSFORM_OPTIONS,
-        });
-      }
+      for (const transform of property.transforms) value = transform(value);
       instance[key] = value;
     }
     return instance;
   }
 
-  /** class-validator's verdict on the instance, for the shapes transform() builds. */
+  /**
+   * class-validator's verdict on an instance plainToInstance built, for the shapes the plan
+   * models; whitelisting deletes the keys no rule knows (or, with refuseUnknown, leaves the
+   * record to class-validator).
+   */
   private valid(plan: ClassPlan, object: object): boolean {
     const record = object as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      if (plan.properties.has(key)) continue;
+      if (this.refuseUnknown) return false;
+      delete record[key];
+    }
     for (const property of plan.properties.values()) {
       const value = record[property.name];
+      if (!this.modelled(property, value)) return false;
       if (!conditionsHold(property, object, value)) continue;
       const args: ValidationArguments = {
         targetName: plan.cls.name,
@@ -242,11 +237,30 @@ export class ValidationPlan<T extends object> {
       }
       if (property.validatesNested && value !== undefined) {
         if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-        const nested = this.plans.get(value.constructor);
+        const nested = this.planOf(value.constructor as Constructor);
         if (!nested || !this.valid(nested, value)) return false;
       }
     }
     return true;
+  }
+
+  /** A primitive, a list of primitives, or a nested object of a DTO class (checked by its plan). */
+  private modelled(property: PropertyPlan, value: unknown): boolean {
+    if (isPrimitive(value) || value === undefined) return true;
+    if (Array.isArray(value)) return value.every(isPrimitive);
+    return property.validatesNested && typeof value === 'object';
+  }
+
+  /** The plan of a nested object's class (a plain Object, which no @Type named, has none). */
+  private planOf(cls: Constructor): ClassPlan | undefined {
+    if (cls === Object || this.unsupported.has(cls)) return undefined;
+    try {
+      return this.compile(cls);
+    } catch (error) {
+      if (!(error instanceof Unsupported)) throw error;
+      this.unsupported.add(cls);
+      return undefined;
+    }
   }
 }
 
@@ -268,6 +282,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
     Object.getPrototypeOf(value) === Object.prototype
   );
 }
+
+/** Values of every JSON kind, and strings the transforms of src/common/validators.ts change. */
+const PROBES: unknown[] = [' aB ', 'ıſ iE', '0123', '12345678901234567', '', 7, 1.5, true, null];
 
 function isPrimitive(value: unknown): boolean {
   return value === null || ['string', 'number', 'boolean'].includes(typeof value);

@@ -45,16 +45,55 @@ export function asciiUpperCase(value: string): string {
   return value.replace(/[a-z]+/g, (letters) => letters.toUpperCase());
 }
 
+/** A transform of a property's value, as plainToInstance runs it. */
+export type ValueTransform = (value: unknown) => unknown;
+
+/** The transforms this file's decorators put on each class prototype, by property, in order. */
+const TRANSFORMS = new WeakMap<object, Map<string, ValueTransform[]>>();
+
+/**
+ * class-transformer's @Transform with `fn`, recorded here too: the seed plan (ValidationPlan)
+ * runs the same functions without reading class-transformer's metadata.
+ */
+function recordedTransform(fn: ValueTransform): PropertyDecorator {
+  const transform = Transform(({ value }) => fn(value));
+  return (target, key) => {
+    transform(target, key);
+    let byProperty = TRANSFORMS.get(target);
+    if (!byProperty) TRANSFORMS.set(target, (byProperty = new Map()));
+    const list = byProperty.get(String(key)) ?? [];
+    byProperty.set(String(key), [...list, fn]);
+  };
+}
+
+/**
+ * The transforms this file's decorators put on a property of a class or of its ancestors
+ * in the order plainToInstance runs them: the farthest ancestor's first, and those of one class in
+ * the order they were applied (the decorator written last first).
+ */
+export function recordedTransforms(cls: abstract new () => object, key: string): ValueTransform[] {
+  const chain: ValueTransform[][] = [];
+  for (
+    let target = cls.prototype as object | null;
+    target;
+    target = Object.getPrototypeOf(target)
+  ) {
+    const own = TRANSFORMS.get(target)?.get(key);
+    if (own) chain.unshift(own);
+  }
+  return chain.flat();
+}
+
 /** Codes: upper-cases the ASCII letters of a string value; anything else is left for the validators. */
 export const AsciiUpperCase = (): PropertyDecorator =>
-  Transform(({ value }) => (typeof value === 'string' ? asciiUpperCase(value) : value));
+  recordedTransform((value) => (typeof value === 'string' ? asciiUpperCase(value) : value));
 
 /** Trims a string value, leaves anything else for the validators to refuse. */
 export const Trim = (): PropertyDecorator =>
-  Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
+  recordedTransform((value) => (typeof value === 'string' ? value.trim() : value));
 
 /** Turns a string of digits into a number; anything else is left for the validators to refuse. */
 export const DigitsToInteger = (): PropertyDecorator =>
-  Transform(({ value }) =>
+  recordedTransform((value) =>
     typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : value,
   );

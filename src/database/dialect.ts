@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import sqlite3 from 'sqlite3';
 import {
@@ -12,6 +13,7 @@ import {
 } from 'typeorm';
 import { databaseKindOf, type DatabaseKind } from '../config/app-config.js';
 import type { SqliteConnection } from './sqlite-connection.js';
+import type pg from 'pg';
 
 /**
  * Everything that differs between the databases this service runs on: SQLite (the embedded
@@ -57,6 +59,7 @@ export function connectionOptions(
         idleTimeoutMillis: 30_000,
       },
       applicationName: 'payment-gateway-read-api',
+      driver: recordingPgModule(),
     };
   }
   const database = sqlitePath(databaseUrl);
@@ -69,6 +72,33 @@ export function connectionOptions(
     // TypeORM calls sqlite3.verbose(), which records a stack trace on every database call.
     driver: sqlite?.driverModule() ?? { ...sqlite3, verbose: () => sqlite3 },
   };
+}
+
+/** The pool TypeORM made with each `pg` module given as its `driver` option. */
+const PG_POOLS = new WeakMap<object, pg.Pool>();
+
+/**
+ * The `pg` module for TypeORM's documented `driver` option, with a `Pool` that records the pool
+ * TypeORM creates with it (as SqliteConnection does for sqlite3's `Database`): its counts are
+ * read by poolOf without reaching into TypeORM's driver. Loaded on PostgreSQL only.
+ */
+function recordingPgModule(): object {
+  const pgModule = createRequire(import.meta.url)('pg') as typeof pg;
+  const module = { ...pgModule };
+  class RecordedPool extends pgModule.Pool {
+    constructor(config?: pg.PoolConfig) {
+      super(config);
+      PG_POOLS.set(module, this);
+    }
+  }
+  module.Pool = RecordedPool;
+  return module;
+}
+
+/** The `pg` Pool of a PostgreSQL data source (undefined before TypeORM made it). */
+export function poolOf(dataSource: DataSource): pg.Pool | undefined {
+  const driver = (dataSource.options as { driver?: unknown }).driver;
+  return typeof driver === 'object' && driver !== null ? PG_POOLS.get(driver) : undefined;
 }
 
 /** The path of a `sqlite:<path>` URL, or `:memory:`. */

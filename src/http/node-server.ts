@@ -114,8 +114,10 @@ export class NodeServer {
       const response = connection[ANSWERING];
       if (response && !response.headersSent) response.shouldKeepAlive = false;
     }
-    // net.Server's close: stops listening. Node's http close would also close the idle
-    // connections at once.
+    // net.Server's documented close(), called on the HTTP server it is the base class of: stops
+    // listening. Node's http close() would also close the idle connections at once, cutting off a
+    // request a client is sending on one; Node has no documented way to stop listening alone
+    // (docs/decisions.md, "Documented APIs only").
     NetServer.prototype.close.call(this.server);
     if (this.connections.size > 0) {
       let timer: NodeJS.Timeout | undefined;

@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { connectionOptions } from '../database/dialect.js';
 import { MAX_ROUTE_LABELS, MetricsService } from './metrics.service.js';
 
 const STATUS_ROUTE = '/api/gateway/payment-status/:validationKey';
@@ -7,12 +8,20 @@ function sqlite(isInitialized = true): DataSource {
   return { options: { type: 'sqlite' }, isInitialized, driver: {} } as unknown as DataSource;
 }
 
-function postgres(master?: object): DataSource {
-  return {
-    options: { type: 'postgres' },
-    isInitialized: true,
-    driver: { master },
-  } as unknown as DataSource;
+/**
+ * A PostgreSQL data source with the `pg` module the service gives TypeORM as its `driver`; with
+ * `counts`, the pool TypeORM would make with it, made, its counts replaced by the given ones.
+ */
+function postgres(counts?: object): DataSource {
+  const options = connectionOptions('postgres://localhost:1/none', 10);
+  if (counts) {
+    const { Pool } = (options as { driver: { Pool: new () => object } }).driver;
+    const pool = new Pool();
+    for (const name of ['totalCount', 'idleCount', 'waitingCount']) {
+      Object.defineProperty(pool, name, { get: () => (counts as Record<string, number>)[name] });
+    }
+  }
+  return { options, isInitialized: true } as unknown as DataSource;
 }
 
 interface Sample {
