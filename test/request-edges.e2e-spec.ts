@@ -1,3 +1,5 @@
+import type { Express } from 'express';
+import { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { rawRequest, RawResponse } from './support/raw-http.js';
 import { adminHeaders, expectEnvelope, http, startTestApp, TestApp } from './support/test-app.js';
 
@@ -119,6 +121,35 @@ describe('requests at the edges (e2e)', () => {
     );
     expect(r.status).toBe(200);
     expect(JSON.parse(r.body)).toHaveProperty('payload');
+  });
+
+  it("builds requests and responses on the platform's prototypes from the start", async () => {
+    // Express re-parents each request and response unless Node already built them on its
+    // prototypes; the re-parenting keeps request memory alive through young collections.
+    const server = t.app.getHttpServer() as Server;
+    const seen: [object, object][] = [];
+    const record = (request: IncomingMessage, response: ServerResponse) =>
+      seen.push([
+        Object.getPrototypeOf(request) as object,
+        Object.getPrototypeOf(response) as object,
+      ]);
+    server.prependListener('request', record);
+    try {
+      const r = await http(`${t.url}/api/gateway/payment-status/${SESSION}`, {
+        headers: { key: KEY },
+      });
+      expect(r.body).toEqual({ payload: [{ status: 'PENDING' }] });
+    } finally {
+      server.off('request', record);
+    }
+    const adapter = t.app.getHttpAdapter();
+    const expected: [object, object] =
+      adapter.getType() === 'express'
+        ? [(adapter.getInstance() as Express).request, (adapter.getInstance() as Express).response]
+        : [IncomingMessage.prototype, ServerResponse.prototype];
+    expect(seen).toHaveLength(1);
+    expect(seen[0][0]).toBe(expected[0]);
+    expect(seen[0][1]).toBe(expected[1]);
   });
 
   describe('requests Node refuses before the application', () => {

@@ -79,10 +79,26 @@ export async function createPlatformApp(
     request.url = routedUrl(request);
     next();
   });
+  /**
+   * Node's server builds each request and response on Express's prototypes from the start
+   * (Node's documented `IncomingMessage`/`ServerResponse` options). Otherwise Express re-parents
+   * both on every request (`Object.setPrototypeOf` in its `app.handle`), and V8 keeps much of what
+   * a request allocates alive through young collections. Measured: about half the server CPU per
+   * request (docs/decisions.md, "Express's prototypes"); test/request-edges.e2e-spec.ts checks it.
+   */
   class PlatformExpressAdapter extends ExpressAdapter {
     override initHttpServer(): void {
       // A request without Host is answered with the envelope by the access policy.
-      this.setHttpServer(createServer({ requireHostHeader: false }, instance));
+      this.setHttpServer(
+        createServer(
+          {
+            IncomingMessage: constructorOn(IncomingMessage, instance.request),
+            ServerResponse: constructorOn(ServerResponse, instance.response),
+            requireHostHeader: false,
+          },
+          instance,
+        ),
+      );
     }
   }
   const app = await NestFactory.create<NestExpressApplication>(
@@ -105,4 +121,14 @@ function routedUrl(request: IncomingMessage): string {
   if (routable === undefined) return url;
   keepRequestTarget(request, url);
   return routable;
+}
+
+/** A constructor running Node's `base` whose objects get `prototype` (Express's own). */
+function constructorOn<T>(base: T, prototype: object): T {
+  const init = base as unknown as (this: object, first: unknown, second: unknown) => void;
+  function Constructor(this: object, first: unknown, second: unknown): void {
+    init.call(this, first, second);
+  }
+  Constructor.prototype = prototype;
+  return Constructor as unknown as T;
 }
