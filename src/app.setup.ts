@@ -17,7 +17,7 @@ import { createPlatformApp } from './http/platform.js';
 import { RequestContext } from './http/request-context.js';
 import { RouteCatalog } from './http/routes.js';
 import { DOCS_PATHS, setupSwagger } from './http/swagger.js';
-import { wildcardOf } from './http/unserved.js';
+import { rootOf } from './http/unserved.js';
 
 export interface AppOptions {
   /** Where logs go; stdout when absent. */
@@ -57,12 +57,12 @@ export async function createApp(
 export function setupApp(app: INestApplication, config: AppConfig): void {
   const atRoot = [
     ...ROUTES_AT_HOST_ROOT,
-    { path: wildcardOf(config.httpPlatform), method: RequestMethod.ALL },
+    { path: rootOf(config.httpPlatform), method: RequestMethod.ALL },
   ];
   if (config.contextPath) {
     app.setGlobalPrefix(config.contextPath, {
-      // Escaped: the exclusion is a pattern, and `*path` unescaped would match every route.
-      exclude: atRoot.map((route) => ({ ...route, path: route.path.replace('*', '\\*') })),
+      // Escaped: the exclusion is a pattern, and the root's route unescaped would match every route.
+      exclude: atRoot.map((route) => ({ ...route, path: route.path.replace(/[{}*]/g, '\\$&') })),
     });
   }
   app.use(app.get(RequestContext).middleware);

@@ -76,6 +76,14 @@ export function wildcardOf(platform: HttpPlatform): string {
 }
 
 /**
+ * The root's route: any path, `/` included (Fastify's `*` matches an empty rest; Express's
+ * optional `{*path}` does), so `/` outside CONTEXT_PATH is answered too.
+ */
+export function rootOf(platform: HttpPlatform): string {
+  return platform === 'fastify' ? '*' : '{*path}';
+}
+
+/**
  * Routes for the requests no other route serves below an area's path, for any method: admitted
  * by the access guard as the area declares, then answered by `Unserved`. Their module is imported
  * last, so Express tries them after every other route (Fastify prefers the more specific route).
@@ -84,8 +92,12 @@ export function wildcardOf(platform: HttpPlatform): string {
 @Module({})
 export class UnservedModule {
   static forRoot(platform: HttpPlatform, areas: UnservedArea[]): DynamicModule {
-    const wildcard = wildcardOf(platform);
-    return { module: UnservedModule, controllers: areas.map((a) => unservedRoutes(a, wildcard)) };
+    return {
+      module: UnservedModule,
+      controllers: areas.map((a) =>
+        unservedRoutes(a, a.path ? wildcardOf(platform) : rootOf(platform)),
+      ),
+    };
   }
 }
 
