@@ -1,11 +1,5 @@
-import {
-  DynamicModule,
-  MiddlewareConsumer,
-  Module,
-  NestModule,
-  RequestMethod,
-} from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule } from '@nestjs/core';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { pino, type Logger } from 'pino';
 import { AdminModule } from './admin/admin.module.js';
@@ -26,9 +20,10 @@ import { ErrorsFilter } from './http/errors.filter.js';
 import { GracefulShutdown } from './http/graceful-shutdown.js';
 import { LOGGER } from './http/logger.token.js';
 import { RequestContext } from './http/request-context.js';
-import { RouteTable } from './http/route-table.js';
-import { DocsMount } from './http/swagger.js';
-import { UnservedRequestMiddleware } from './http/unserved.middleware.js';
+import { RouteCatalog } from './http/routes.js';
+import { Unserved, UnservedModule } from './http/unserved.js';
+import { PAYMENT_STATUS_PATH } from './payment-status/payment-status.routes.js';
+import { METRICS_PATH } from './metrics/metrics.controller.js';
 import { MerchantsModule } from './merchants/merchants.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { OperatorsModule } from './operators/operators.module.js';
@@ -40,11 +35,11 @@ import { SeedingModule } from './seeding/seeding.module.js';
 /**
  * The application: its features, and the request lifecycle every route goes through (see
  * docs/request-lifecycle.md) — the global guard (who may call), interceptor (the success
- * envelope), pipe (validation) and filter (the error envelope), and the middleware for requests
- * no route serves.
+ * envelope), pipe (validation) and filter (the error envelope), and last the routes for requests
+ * no other route serves (UnservedModule).
  */
 @Module({})
-export class AppModule implements NestModule {
+export class AppModule {
   static forRoot(config: AppConfig, logger: Logger = pino({ enabled: false })): DynamicModule {
     // The SQLite connection TypeORM opens, held for the write path's prepared statements.
     const sqlite = new SqliteConnection();
@@ -57,6 +52,7 @@ export class AppModule implements NestModule {
           // The connection is retried by the pool; a dead database must not stop the process.
           retryAttempts: 0,
         }),
+        DiscoveryModule,
         DatabaseModule,
         RateLimitsModule,
         AuditModule,
@@ -71,6 +67,18 @@ export class AppModule implements NestModule {
         MetricsModule,
         // The sandbox's home page and demo shop: never in production (loadConfig refuses it).
         ...(config.checkout.sandbox ? [SandboxModule] : []),
+        // Last: Express tries routes in the order they were registered. A path below an area
+        // asks for the credentials of the area's routes; below the status lookup, what no route
+        // serves is a lookup that missed (the payment-status feature's UnservedRequestPolicy).
+        UnservedModule.forRoot(config.httpPlatform, [
+          { path: PAYMENT_STATUS_PATH, access: { access: 'merchant' } },
+          { path: 'api', access: { access: 'merchant' } },
+          { path: 'admin', access: { access: 'operator', role: 'viewer' } },
+          // `GET /metrics` is a route: only the paths below it.
+          { path: METRICS_PATH, access: { access: 'operator', role: 'viewer' }, exact: false },
+          // Anywhere else; `/` is the sandbox's home page, else Nest's not-found handler.
+          { path: '', access: { access: 'public' }, exact: false },
+        ]),
       ],
       providers: [
         { provide: APP_CONFIG, useValue: config },
@@ -83,15 +91,11 @@ export class AppModule implements NestModule {
         ServiceState,
         AccessPolicy,
         RequestContext,
-        RouteTable,
+        RouteCatalog,
+        Unserved,
         GracefulShutdown,
-        DocsMount,
       ],
-      exports: [APP_CONFIG, LOGGER, ServiceState, SqliteConnection],
+      exports: [APP_CONFIG, LOGGER, ServiceState, SqliteConnection, Unserved],
     };
-  }
-
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(UnservedRequestMiddleware).forRoutes({ path: '*', method: RequestMethod.ALL });
   }
 }

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { INestApplication } from '@nestjs/common';
+import { INestApplication, RequestMethod } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { DestinationStream } from 'pino';
 import { AppModule } from './app.module.js';
@@ -13,10 +13,11 @@ import { runMigrationsOnce } from './database/dialect.js';
 import { GracefulShutdown } from './http/graceful-shutdown.js';
 import { NestLogger, createLogger } from './http/logging.js';
 import { NodeServer } from './http/node-server.js';
-import { answerUnmatchedRoutes, createPlatformApp } from './http/platform.js';
+import { createPlatformApp } from './http/platform.js';
 import { RequestContext } from './http/request-context.js';
-import { RouteTable } from './http/route-table.js';
+import { RouteCatalog } from './http/routes.js';
 import { DOCS_PATHS, setupSwagger } from './http/swagger.js';
+import { rootOf } from './http/unserved.js';
 
 export interface AppOptions {
   /** Where logs go; stdout when absent. */
@@ -44,22 +45,39 @@ export async function createApp(
   app.get(GracefulShutdown).attach(server, logger);
   setupApp(app, config);
   await app.init();
-  answerUnmatchedRoutes(app, config.httpPlatform);
   return app;
 }
 
 /**
- * What the module cannot declare: CONTEXT_PATH, the request context as the first global
- * middleware (every request, routed or not, gets its id and its log line), and the OpenAPI
- * document, from which the route table is read.
+ * What the module cannot declare: CONTEXT_PATH (the routes for paths no other route serves stay
+ * at the host root, to answer those outside it), the request context as the first global
+ * middleware (every request, routed or not, gets its id and its log line), the OpenAPI document
+ * and docs page, and the route catalog read from the controllers.
  */
 export function setupApp(app: INestApplication, config: AppConfig): void {
+  const atRoot = [
+    ...ROUTES_AT_HOST_ROOT,
+    { path: rootOf(config.httpPlatform), method: RequestMethod.ALL },
+  ];
   if (config.contextPath) {
-    app.setGlobalPrefix(config.contextPath, { exclude: ROUTES_AT_HOST_ROOT });
+    app.setGlobalPrefix(config.contextPath, {
+      // Escaped: the exclusion is a pattern, and the root's route unescaped would match every route.
+      exclude: atRoot.map((route) => ({ ...route, path: route.path.replace(/[{}*]/g, '\\$&') })),
+    });
   }
   app.use(app.get(RequestContext).middleware);
   const document = setupSwagger(app, config);
-  app.get(RouteTable).load(document, config.contextPath, DOCS_PATHS);
+  const words = Object.values(document.paths).flatMap((item) =>
+    Object.values(item as Record<string, { parameters?: { in?: string; name: string }[] }>)
+      .flatMap((operation) => operation?.parameters ?? [])
+      .flatMap((parameter) => (parameter.in === 'query' ? [parameter.name] : [])),
+  );
+  app.get(RouteCatalog).load({
+    contextPath: config.contextPath,
+    atRoot: atRoot.map((route) => `/${route.path}`),
+    others: [DOCS_PATHS.page, `${DOCS_PATHS.page}/:file`, DOCS_PATHS.document],
+    words,
+  });
 }
 
 /**

@@ -3,46 +3,83 @@ import { Reflector } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ACCESS, type DeclaredAccess } from './endpoint.decorator.js';
 import { AccessPolicy } from './access-policy.js';
-import { rawOf } from './raw.js';
+import { pathOf } from './paths.js';
+import { rawOf, requestTargetOf } from './raw.js';
+import { markRoute } from './request-context.js';
+import { RouteCatalog, spells, type Route } from './routes.js';
+import { Unserved } from './unserved.js';
 
 /**
  * Who may call a route, read from the access its `@Endpoint` declares (public, merchant,
  * operator) and applied by the access policy: the key or the bearer token, and the general rate
  * limit. A route that declares nothing is refused: access is never assumed.
+ *
+ * The routers are lenient (case, escapes, dot segments: see platform.ts); a request that reached
+ * a route without spelling it as declared is admitted like that route, then answered as one no
+ * route serves (Unserved). One that spelled it gets the route's template for its log line.
  */
 @Injectable()
 export class AccessGuard implements CanActivate {
-  private readonly declared = new WeakMap<object, DeclaredAccess>();
+  private readonly declared = new WeakMap<object, Declared>();
 
   constructor(
     private readonly reflector: Reflector,
     private readonly policy: AccessPolicy,
+    private readonly routes: RouteCatalog,
+    private readonly unserved: Unserved,
   ) {}
 
   canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const http = context.switchToHttp();
     const request = http.getRequest<{ params?: Record<string, string> }>();
-    const declared = this.declaredOf(context.getHandler());
+    const raw = rawOf<IncomingMessage>(request);
+    const { declared, routes } = this.declaredOf(context.getHandler());
+    const path = pathOf(requestTargetOf(raw));
+    const spelled = path.split('/');
+    const served = routes.find((r) => !r.catchAll && spells(r, spelled));
+    // The route it reached (a handler serves one route per path, aliases included).
+    const route = served ?? routes.find((r) => r.segments.length === spelled.length) ?? routes[0];
+    if (served) markRoute(raw, served.template);
+    else if (!route.atRoot && !this.routes.isBelowPrefix(path)) {
+      // CONTEXT_PATH spelled otherwise: outside the application's routes.
+      throw this.unserved.notServed(raw.method ?? 'GET', path);
+    }
     const admitted = this.policy.admit(
-      rawOf<IncomingMessage>(request),
+      raw,
       rawOf<ServerResponse>(http.getResponse()),
       declared,
       declared.access === 'operator' ? targetOf(request.params) : null,
     );
-    return admitted instanceof Promise ? admitted.then(() => true) : true;
+    if (served || route.catchAll) {
+      return admitted instanceof Promise ? admitted.then(() => true) : true;
+    }
+    return Promise.resolve(admitted).then(async () => {
+      throw await this.unserved.errorFor(raw, route.local);
+    });
   }
 
-  private declaredOf(handler: object): DeclaredAccess {
-    let declared = this.declared.get(handler);
-    if (declared === undefined) {
-      declared = this.reflector.get<DeclaredAccess | undefined>(ACCESS, handler as () => unknown);
+  private declaredOf(handler: object): Declared {
+    let found = this.declared.get(handler);
+    if (found === undefined) {
+      const declared = this.reflector.get<DeclaredAccess | undefined>(
+        ACCESS,
+        handler as () => unknown,
+      );
       if (declared === undefined) {
         throw new Error('A route without @Endpoint: its access is not declared');
       }
-      this.declared.set(handler, declared);
+      const routes = this.routes.routesOf(handler);
+      if (routes.length === 0) throw new Error('A route the route catalog does not know');
+      found = { declared, routes };
+      this.declared.set(handler, found);
     }
-    return declared;
+    return found;
   }
+}
+
+interface Declared {
+  declared: DeclaredAccess;
+  routes: readonly Route[];
 }
 
 /** What an operator request acted on, as the audit trail names it: the last path parameter. */

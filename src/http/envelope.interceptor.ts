@@ -55,10 +55,19 @@ export class EnvelopeInterceptor implements NestInterceptor {
   ): string {
     const serialised = this.serialised(value, envelope);
     response.header('Content-Type', JSON_CONTENT_TYPE);
-    if (!envelope.etag) return serialised.body;
+    const raw = rawOf<IncomingMessage>(request);
+    const ifNoneMatch = raw.headers['if-none-match'];
+    if (!envelope.etag) {
+      // RFC 9110 section 13.1.2: `*` matches any current representation of a GET or HEAD (as
+      // Express's `send` reads it too, so both platforms answer alike).
+      if (ifNoneMatch?.trim() !== '*' || (raw.method !== 'GET' && raw.method !== 'HEAD')) {
+        return serialised.body;
+      }
+      response.status(304);
+      return '';
+    }
     serialised.etag ??= strongEtag(serialised.body, sourceVersionOf(value));
     response.header('ETag', serialised.etag);
-    const ifNoneMatch = rawOf<IncomingMessage>(request).headers['if-none-match'];
     if (ifNoneMatchMatches(ifNoneMatch, serialised.etag)) {
       response.status(304);
       return '';

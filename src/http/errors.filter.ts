@@ -8,6 +8,7 @@ import { ClientAborted } from './json-body.js';
 import { requestIdOf } from './logging.js';
 import { pathOf } from './paths.js';
 import { rawOf, requestTargetOf } from './raw.js';
+import { Unserved } from './unserved.js';
 
 /**
  * The one place where failures become HTTP answers: every non-2xx response is the error envelope,
@@ -18,6 +19,8 @@ import { rawOf, requestTargetOf } from './raw.js';
 @Catch()
 export class ErrorsFilter implements ExceptionFilter {
   private readonly logger = new Logger('ErrorsFilter');
+
+  constructor(private readonly unserved: Unserved) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
@@ -36,10 +39,8 @@ export class ErrorsFilter implements ExceptionFilter {
     if (exception instanceof ApiError) return exception;
     const code = codeOf(exception);
     if (code === 'NOT_FOUND') {
-      const path = pathOf(requestTargetOf(request)).replace(/[^\x20-\x7e]/g, '?');
-      return new ApiError('NOT_FOUND', {
-        message: `No route ${request.method ?? 'GET'} ${path.length > 100 ? `${path.slice(0, 100)}…` : path}.`,
-      });
+      // No route (Nest's not-found handler), or a docs file that is not there: 405 or 404.
+      return this.unserved.notServed(request.method ?? 'GET', pathOf(requestTargetOf(request)));
     }
     if (code === 'SERVICE_UNAVAILABLE') {
       this.logger.warn(

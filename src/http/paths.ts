@@ -10,22 +10,29 @@ export function pathOf(url: string): string {
 }
 
 /**
- * The segments a path means, read as leniently as any client or intermediary might: escapes
- * decoded, `\` taken for `/`, `;parameters` dropped, `.` and `..` resolved, empty segments
- * skipped. Used to decide which area a request that no route serves falls in (so `/API/./x`,
- * `//api//x`, `/%61pi/x`, `/api;v=1/x` and `/api\x` are all below `/api`), never to route.
+ * The path a router is given for a request target: the path it means, read as leniently as any
+ * client or intermediary might (escapes decoded, `\` taken for `/`, `;parameters` dropped, `.`
+ * and `..` resolved, empty segments skipped), each segment escaped again; the query as sent. The
+ * routers then read every spelling alike, and the access guard finds whether the target spells
+ * the route it reached (see access.guard.ts). Undefined when the target is already plain.
  */
-export function normalisedSegments(path: string): string[] {
+export function routableUrl(url: string): string | undefined {
+  const query = url.indexOf('?');
+  const path = query < 0 ? url : url.slice(0, query);
+  if (!ODD_PATH.test(path)) return undefined;
   const out: string[] = [];
   for (const raw of path.split(/[/\\]/)) {
     const parameters = raw.indexOf(';');
     const segment = decodeSegment(parameters < 0 ? raw : raw.slice(0, parameters));
     if (segment === '' || segment === '.') continue;
     if (segment === '..') out.pop();
-    else out.push(segment);
+    else out.push(encodeURIComponent(segment));
   }
-  return out;
+  return `/${out.join('/')}${query < 0 ? '' : url.slice(query)}`;
 }
+
+/** An escape, a `\`, a `;`, an empty segment, a dot segment or a trailing slash. */
+const ODD_PATH = /[%\\;]|\/\/|\/\.\.?(?:\/|$)|.\/$/;
 
 function decodeSegment(segment: string): string {
   if (!segment.includes('%')) return segment;
@@ -34,15 +41,6 @@ function decodeSegment(segment: string): string {
   } catch {
     return segment;
   }
-}
-
-/** Whether `segments` begin with `prefix`, whatever the case of either. */
-export function startsWithIgnoringCase(segments: readonly string[], prefix: readonly string[]) {
-  if (segments.length < prefix.length) return false;
-  for (let i = 0; i < prefix.length; i++) {
-    if (segments[i].toLowerCase() !== prefix[i].toLowerCase()) return false;
-  }
-  return true;
 }
 
 /**

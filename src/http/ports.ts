@@ -74,8 +74,11 @@ export abstract class RefusalRecorder {
 /** A request that no route serves, as a feature that owns its path sees it. */
 export interface UnservedRequest {
   method: string;
-  /** The segments the path means below CONTEXT_PATH (see normalisedSegments). */
-  segments: readonly string[];
+  /**
+   * The template, below CONTEXT_PATH, of the route it reached: a catch-all route
+   * (`/api/gateway/payment-status/*path`) or a route it spells otherwise.
+   */
+  route: string;
   /** Its caller, on paths that ask for a merchant's key. */
   caller?: Caller;
 }

@@ -6,7 +6,7 @@ import { logCompletion, requestIdOf } from './logging.js';
 import { loggableUrl } from './paths.js';
 import { RequestObserver } from './ports.js';
 import { rawOf, requestTargetOf } from './raw.js';
-import { RouteTable } from './route-table.js';
+import { RouteCatalog } from './routes.js';
 import { securityHeaders } from './security-headers.js';
 
 const ROUTE = Symbol('route');
@@ -32,7 +32,7 @@ export class RequestContext {
 
   constructor(
     @Inject(LOGGER) private readonly logger: Logger,
-    private readonly routes: RouteTable,
+    private readonly routes: RouteCatalog,
     @Optional() private readonly observer?: RequestObserver,
   ) {}
 
@@ -50,7 +50,7 @@ export class RequestContext {
       const latencyMs = performance.now() - started;
       const route = routeOf(request);
       logCompletion(this.logger, request, response, {
-        url: () => loggableUrl(target, (word) => this.routes.isRouteWord(word)),
+        url: () => loggableUrl(target, this.routes.isRouteWord),
         route,
         latencyMs,
       });

@@ -1,4 +1,4 @@
-import { INestApplication, Injectable, OnModuleInit } from '@nestjs/common';
+import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { OperationObject, PathItemObject } from '@nestjs/swagger';
 import {
@@ -16,7 +16,6 @@ import {
   setting,
 } from './endpoint.decorator.js';
 import { AppConfig } from '../config/app-config.js';
-import type { DocsPaths } from './route-table.js';
 import { OPENAPI_TAGS } from './openapi-tags.js';
 
 /** The key `npm start` seeds (seeds/demo.json); production refuses to start while it works. */
@@ -25,7 +24,7 @@ export const SANDBOX_API_KEY = 'gw_demo_sandbox_key_do_not_use_in_production';
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 
 /** Where the docs page and the OpenAPI document are served, below CONTEXT_PATH. */
-export const DOCS_PATHS: DocsPaths = { page: '/docs', document: '/docs-json' };
+export const DOCS_PATHS = { page: '/docs', document: '/docs-json' };
 
 const DESCRIPTION = `
 Crypto pair catalog and payment status for merchants, and the operator API that feeds them.
@@ -61,7 +60,7 @@ The operator token is the ADMIN_TOKEN the sandbox prints; this page does not kee
 
 /**
  * The OpenAPI document comes from the controllers and DTOs; it is served at /docs once the
- * application initialises (see DocsMount).
+ * application is set up.
  */
 export function setupSwagger(app: INestApplication, config: AppConfig): OpenAPIObject {
   const builder = new DocumentBuilder()
@@ -94,37 +93,17 @@ export function setupSwagger(app: INestApplication, config: AppConfig): OpenAPIO
   });
   document.info.license = { name: 'Proprietary' };
   finishDocument(document, config);
-  app.get(DocsMount).serveAtInit(() =>
-    SwaggerModule.setup(`${config.contextPath}${DOCS_PATHS.page}`, app, document, {
-      jsonDocumentUrl: `${config.contextPath}${DOCS_PATHS.document}`,
-      // Only the JSON document: one form of it is enough, and the route table knows its path.
-      raw: ['json'],
-      useGlobalPrefix: false,
-      // The operator token stays in this page's memory only, never in the browser's storage.
-      swaggerOptions: { persistAuthorization: false, displayOperationId: true },
-    }),
-  );
+  // Before the controllers' routes: Express tries routes in order, and the route for paths no
+  // other route serves (src/http/unserved.ts) would answer the docs' paths otherwise.
+  SwaggerModule.setup(`${config.contextPath}${DOCS_PATHS.page}`, app, document, {
+    jsonDocumentUrl: `${config.contextPath}${DOCS_PATHS.document}`,
+    // Only the JSON document: one form of it is enough.
+    raw: ['json'],
+    useGlobalPrefix: false,
+    // The operator token stays in this page's memory only, never in the browser's storage.
+    swaggerOptions: { persistAuthorization: false, displayOperationId: true },
+  });
   return document;
-}
-
-/**
- * Registers the docs' routes (the page, its assets, the document) in the init hook, which Nest
- * calls after it has registered the controllers' routes and before its not-found handler.
- * Express tries its routes in order: registered earlier, the docs' nine routes would be tried
- * before every API request's own.
- */
-@Injectable()
-export class DocsMount implements OnModuleInit {
-  private mount?: () => void;
-
-  serveAtInit(mount: () => void): void {
-    this.mount = mount;
-  }
-
-  onModuleInit(): void {
-    this.mount?.();
-    this.mount = undefined;
-  }
 }
 
 /**

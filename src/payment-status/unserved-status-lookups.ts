@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type { ApiError } from '../common/errors/api-error.js';
-import { startsWithIgnoringCase } from '../http/paths.js';
 import { UnservedRequestPolicy, type UnservedRequest } from '../http/ports.js';
 import { PAYMENT_STATUS_PATH } from './payment-status.routes.js';
 import { StatusLookupLimit } from './status-lookup-limit.js';
 
-const STATUS_SEGMENTS = PAYMENT_STATUS_PATH.split('/');
+const STATUS_PATH = `/${PAYMENT_STATUS_PATH}`;
 
 /**
  * A GET below the status lookup's path that no route serves (an odd spelling, an extra segment,
- * an empty or undecodable key) is a status lookup that missed: the same 404 as an unknown key,
+ * an empty or undecodable key: the lookup spelled otherwise, or the route for what no other
+ * route serves below this path, in app.module.ts) is a status lookup that missed: the same 404 as an unknown key,
  * counted by the same limit.
  */
 @Injectable()
@@ -18,9 +18,10 @@ export class UnservedStatusLookups extends UnservedRequestPolicy {
     super();
   }
 
-  async errorFor({ method, segments, caller }: UnservedRequest): Promise<ApiError | undefined> {
+  async errorFor({ method, route, caller }: UnservedRequest): Promise<ApiError | undefined> {
     if (method !== 'GET' && method !== 'HEAD') return undefined;
-    if (!caller || !startsWithIgnoringCase(segments, STATUS_SEGMENTS)) return undefined;
+    if (!caller || (route !== STATUS_PATH && !route.startsWith(`${STATUS_PATH}/`)))
+      return undefined;
     return (await this.limit.refusal(caller.tracker)) ?? (await this.limit.miss(caller.tracker));
   }
 }

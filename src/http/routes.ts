@@ -1,0 +1,166 @@
+import { Injectable, RequestMethod } from '@nestjs/common';
+import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+
+/** Longest path parameter a route accepts (the Fastify router is given the same limit). */
+export const MAX_PARAMETER_LENGTH = 16 * 1024;
+
+/** A route as Nest registered it: its template (as logged and counted) and the methods served. */
+export interface Route {
+  /** `/api/gateway/payment-status/:validationKey`, CONTEXT_PATH included. */
+  readonly template: string;
+  /** The template below CONTEXT_PATH, as the controller declares it. */
+  readonly local: string;
+  /** A route for requests no other route serves (`@All`, or a `*path` wildcard). */
+  catchAll: boolean;
+  /** Served at the host root even under CONTEXT_PATH. */
+  readonly atRoot: boolean;
+  readonly segments: readonly string[];
+}
+
+/** Where the routes are mounted. */
+export interface RouteMounts {
+  contextPath: string;
+  /** Local templates served at the host root (`/widgets/sgpg.js`). */
+  atRoot: readonly string[];
+  /** Routes the platform serves outside Nest's controllers (the docs page), with their methods. */
+  others: readonly string[];
+  /** Other words a URL may be spelled with: the query parameters' names. */
+  words: Iterable<string>;
+}
+
+/**
+ * Nest's own routes, read from the controllers' metadata (`PATH_METADATA`, `METHOD_METADATA`):
+ * the template of the route that serves a request, whether a request target spells it as
+ * declared (the routers are lenient: case, escapes, dot segments), and the methods a path serves
+ * (the `Allow` of a 405). Routing itself is the router's.
+ */
+@Injectable()
+export class RouteCatalog {
+  private readonly handlers = new Map<unknown, Route[]>();
+  private readonly methods = new Map<Route, Set<string>>();
+  private readonly words = new Set<string>();
+  private prefix = '';
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly reflector: Reflector,
+  ) {}
+
+  load(mounts: RouteMounts): void {
+    this.prefix = mounts.contextPath;
+    const byTemplate = new Map<string, Route>();
+    const add = (local: string, method: string, handler?: unknown) => {
+      const atRoot = mounts.atRoot.includes(local);
+      const template = (atRoot ? '' : mounts.contextPath) + local || '/';
+      let route = byTemplate.get(template);
+      if (!route) {
+        const segments = template.split('/');
+        route = { template, local, atRoot, segments, catchAll: /^\*/.test(segments.at(-1)!) };
+        byTemplate.set(template, route);
+        this.methods.set(route, new Set());
+        for (const s of segments) if (s && !/^[:*]/.test(s)) this.words.add(s);
+      }
+      if (method === 'ALL') route.catchAll = true;
+      const methods = this.methods.get(route)!;
+      methods.add(method);
+      if (method === 'GET') methods.add('HEAD');
+      if (handler) this.handlers.set(handler, [...(this.handlers.get(handler) ?? []), route]);
+    };
+    for (const { metatype, instance } of this.discovery.getControllers()) {
+      if (!metatype || !instance) continue;
+      const prototype = Object.getPrototypeOf(instance) as Record<string, unknown>;
+      const bases = asArray(this.reflector.get<string | string[]>(PATH_METADATA, metatype));
+      for (const name of this.scanner.getAllMethodNames(prototype)) {
+        const handler = prototype[name] as () => unknown;
+        const paths = asArray(
+          this.reflector.get<string | string[] | undefined>(PATH_METADATA, handler),
+        );
+        if (paths.length === 0) continue;
+        const method = RequestMethod[this.reflector.get<RequestMethod>(METHOD_METADATA, handler)];
+        for (const base of bases.length ? bases : ['']) {
+          for (const path of paths) add(joined(base, path), method, handler);
+        }
+      }
+    }
+    for (const local of mounts.others) add(local, 'GET');
+    for (const word of [...mounts.contextPath.split('/'), ...mounts.words]) this.words.add(word);
+  }
+
+  /** The routes a handler serves (one per path, aliases included). */
+  routesOf(handler: unknown): readonly Route[] {
+    return this.handlers.get(handler) ?? [];
+  }
+
+  /** Whether the path (without query) is below CONTEXT_PATH as spelled. */
+  isBelowPrefix(path: string): boolean {
+    const next = path.charAt(this.prefix.length);
+    return path.startsWith(this.prefix) && (next === '' || next === '/');
+  }
+
+  /** The methods served at the path as spelled, sorted; empty when no route has this path. */
+  allowed(path: string): string[] {
+    const spelled = path.split('/');
+    const allowed = new Set<string>();
+    for (const [route, methods] of this.methods) {
+      if (route.catchAll || !spells(route, spelled)) continue;
+      for (const method of methods) allowed.add(method);
+    }
+    return [...allowed].sort();
+  }
+
+  /**
+   * Whether a route other than a catch-all serves the method at the path as the router reads it
+   * (any case): Express tries routes in the order Nest registered them, and a library module's
+   * routes may come after the catch-all at the root.
+   */
+  serves(method: string, routed: string): boolean {
+    const segments = routed.toLowerCase().split('/');
+    for (const [route, methods] of this.methods) {
+      if (!route.catchAll && methods.has(method) && spells(route, segments, true)) return true;
+    }
+    return false;
+  }
+
+  /** Whether a word is one a route is spelled with (a path word, CONTEXT_PATH, a query name). */
+  isRouteWord = (word: string): boolean => this.words.has(word);
+}
+
+/**
+ * Whether the segments of a path spell the route: its words exactly (case included), each
+ * parameter one non-empty segment that decodes to something other than a dot segment.
+ */
+export function spells(route: Route, spelled: readonly string[], anyCase = false): boolean {
+  const { segments } = route;
+  if (spelled.length !== segments.length) return false;
+  for (let i = 0; i < segments.length; i++) {
+    const word = segments[i];
+    const segment = spelled[i];
+    if (word.charCodeAt(0) !== 58 /* : */) {
+      if ((anyCase ? word.toLowerCase() : word) !== segment) return false;
+    } else if (!isParameter(segment)) return false;
+  }
+  return true;
+}
+
+function isParameter(segment: string): boolean {
+  if (segment === '' || segment === '.' || segment === '..') return false;
+  if (segment.length > MAX_PARAMETER_LENGTH) return false;
+  if (!segment.includes('%')) return true;
+  try {
+    const decoded = decodeURIComponent(segment);
+    return decoded !== '.' && decoded !== '..';
+  } catch {
+    return false;
+  }
+}
+
+function asArray(value: string | string[] | undefined): string[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
+}
+
+function joined(base: string, path: string): string {
+  const parts = [base, path].flatMap((p) => p.split('/')).filter(Boolean);
+  return parts.length ? `/${parts.join('/')}` : '';
+}
