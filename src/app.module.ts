@@ -18,7 +18,7 @@ import { AccessPolicy } from './http/access-policy.js';
 import { EnvelopeInterceptor } from './http/envelope.interceptor.js';
 import { ErrorsFilter } from './http/errors.filter.js';
 import { GracefulShutdown } from './http/graceful-shutdown.js';
-import { LOGGER } from './http/logger.token.js';
+import { LOGGER } from './logging/logger.token.js';
 import { RequestContext } from './http/request-context.js';
 import { RouteCatalog } from './http/routes.js';
 import { Unserved, UnservedModule } from './http/unserved.js';

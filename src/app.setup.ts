@@ -11,12 +11,12 @@ import { PersonalDataRetention } from './payment-status/personal-data-retention.
 import { AppConfig } from './config/app-config.js';
 import { runMigrationsOnce } from './database/dialect.js';
 import { GracefulShutdown } from './http/graceful-shutdown.js';
-import { NestLogger, createLogger } from './http/logging.js';
+import { NestLogger, createLogger } from './logging/logging.js';
 import { NodeServer } from './http/node-server.js';
 import { createPlatformApp } from './http/platform.js';
 import { RequestContext } from './http/request-context.js';
 import { RouteCatalog } from './http/routes.js';
-import { DOCS_PATHS, setupSwagger } from './http/swagger.js';
+import { DOCS_PATHS, setupSwagger } from './openapi/swagger.js';
 import { rootOf } from './http/unserved.js';
 
 export interface AppOptions {

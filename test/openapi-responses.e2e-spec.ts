@@ -4,7 +4,7 @@ import type { ValidateFunction } from 'ajv';
 import formatsModule from 'ajv-formats';
 import { DataSource } from 'typeorm';
 import { CatalogService } from '../src/catalog/catalog.service.js';
-import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from '../src/http/endpoint.decorator.js';
+import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from '../src/openapi/endpoint-docs.js';
 import { CHECKOUT_REFUSALS_LIMIT } from '../src/checkout/checkout-refusals.js';
 import { ServiceState } from '../src/common/service-state.js';
 import { MerchantService } from '../src/merchants/merchant.service.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { expectEnvelope, http, startTestApp, TestApp } from './support/test-app.js';
 import { startMain } from './support/main-process.js';
 import { ErrorKind } from '../src/common/errors/error-catalog.js';
-import { API_VERSION_HEADER, REQUEST_ID_HEADER } from '../src/http/endpoint.decorator.js';
+import { API_VERSION_HEADER, REQUEST_ID_HEADER } from '../src/openapi/endpoint-docs.js';
 import {
   PAYMENT_RESPONSE_FIELDS,
   SUCCESSFUL_REQUIRED_FIELDS,

@@ -1,7 +1,8 @@
 import { Controller, Get, Param, RequestMethod, UseInterceptors } from '@nestjs/common';
 import { ApiExtension, ApiTags } from '@nestjs/swagger';
 import { ApiError } from '../common/errors/api-error.js';
-import { AT_HOST_ROOT_EXTENSION, Endpoint } from '../http/endpoint.decorator.js';
+import { Endpoint } from '../http/endpoint.decorator.js';
+import { AT_HOST_ROOT_EXTENSION } from '../openapi/endpoint-docs.js';
 import { WIDGET_PATH, CheckoutPages } from './checkout-pages.js';
 import { assetResponse, type WebAnswer } from './web-answer.js';
 import { WebAnswerInterceptor } from './web-answer.interceptor.js';

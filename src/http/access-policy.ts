@@ -9,7 +9,7 @@ import { GeneralRateLimit } from '../rate-limits/general-rate-limit.js';
 import { attachCaller } from '../merchants/caller.js';
 import { attachOperatorCall } from '../operators/operator-call.js';
 import type { DeclaredAccess } from './endpoint.decorator.js';
-import { requestIdOf } from './logging.js';
+import { requestIdOf } from '../logging/logging.js';
 import {
   KeyResolver,
   OperatorAuthenticator,

@@ -2,7 +2,7 @@ import { Inject, Injectable, type INestApplication } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { ServiceState } from '../common/service-state.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { flushLogger } from './logging.js';
+import { flushLogger } from '../logging/logging.js';
 import type { NodeServer } from './node-server.js';
 
 /** Time kept back from the deadline to close the database and write the last log lines. */

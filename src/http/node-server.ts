@@ -6,7 +6,7 @@ import { ApiError } from '../common/errors/api-error.js';
 import type { ErrorCode } from '../common/errors/error-catalog.js';
 import type { HttpTimeoutsConfig } from '../config/app-config.js';
 import { answerOf, rawAnswer, writeAnswer } from './error-answer.js';
-import { requestIdOf } from './logging.js';
+import { requestIdOf } from '../logging/logging.js';
 
 /** Node's parser errors that mean "headers too large" or a timeout; the rest are malformed. */
 const CLIENT_ERROR_CODES: Record<string, ErrorCode> = {

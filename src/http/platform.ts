@@ -9,7 +9,7 @@ import { ApiError } from '../common/errors/api-error.js';
 import { JSON_CONTENT_TYPE } from '../common/http/response.js';
 import type { HttpPlatform } from '../config/app-config.js';
 import { answerOf } from './error-answer.js';
-import { requestIdOf } from './logging.js';
+import { requestIdOf } from '../logging/logging.js';
 import { keepRequestTarget } from './raw.js';
 import { routableUrl } from './paths.js';
 import { MAX_PARAMETER_LENGTH } from './routes.js';

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { LOGGER } from './logger.token.js';
-import { logCompletion, requestIdOf } from './logging.js';
+import { LOGGER } from '../logging/logger.token.js';
+import { logCompletion, requestIdOf } from '../logging/logging.js';
 import { loggableUrl } from './paths.js';
 import { RequestObserver } from './ports.js';
 import { rawOf, requestTargetOf } from './raw.js';

@@ -1,7 +1,8 @@
 import { Controller, Get, Header, Param } from '@nestjs/common';
 import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../merchants/caller.js';
-import { Endpoint, setting } from '../http/endpoint.decorator.js';
+import { Endpoint } from '../http/endpoint.decorator.js';
+import { setting } from '../openapi/endpoint-docs.js';
 import {
   DEMO_SESSION_EXAMPLES,
   PAYMENT_STATUS_EXAMPLES,

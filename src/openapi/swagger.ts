@@ -14,7 +14,7 @@ import {
   RETRY_AFTER_HEADER,
   SETTING_PLACEHOLDER,
   setting,
-} from './endpoint.decorator.js';
+} from './endpoint-docs.js';
 import { AppConfig } from '../config/app-config.js';
 import { OPENAPI_TAGS } from './openapi-tags.js';
 
