@@ -10,12 +10,23 @@ import {
   MoreThanOrEqual,
 } from 'typeorm';
 import { kindOf } from '../database/dialect.js';
+import { execute } from '../database/sql.js';
 import type { Tx } from '../database/transactions.js';
 import { managerOf } from '../database/typeorm-transactions.js';
 import type { AuditEvent } from './audit-chain.js';
 import { AuditEventRow } from './audit-event.entity.js';
 import { AuditFilter, AuditRepository } from './audit.repository.js';
 import { AUDIT_CHAIN_LOCK } from './migration-events.js';
+
+/**
+ * The head of the chain and a new event: on the write path of every audited change, so written as
+ * plain statements, prepared once (src/database/sql.ts).
+ */
+const LAST_EVENT = 'SELECT seq, hash, at FROM audit_event ORDER BY seq DESC LIMIT 1';
+const INSERT_EVENT =
+  'INSERT INTO audit_event (seq, at, actor_kind, operator_id, operator_name, action, target, ' +
+  'outcome, request_id, changes, reason, key_id, prev_hash, hash) ' +
+  'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
 @Injectable()
 export class TypeOrmAuditRepository extends AuditRepository {
@@ -29,16 +40,28 @@ export class TypeOrmAuditRepository extends AuditRepository {
   }
 
   async last(tx: Tx): Promise<Pick<AuditEvent, 'seq' | 'hash' | 'at'> | undefined> {
-    const [row] = await managerOf(tx).find(AuditEventRow, {
-      select: { seq: true, hash: true, at: true },
-      order: { seq: 'DESC' },
-      take: 1,
-    });
-    return row ? { seq: row.seq, hash: row.hash, at: row.at } : undefined;
+    const { rows } = await execute<Pick<AuditEvent, 'seq' | 'hash' | 'at'>>(tx, LAST_EVENT);
+    const row = rows[0];
+    return row ? { seq: Number(row.seq), hash: row.hash, at: row.at } : undefined;
   }
 
   async insert(tx: Tx, event: AuditEvent): Promise<void> {
-    await managerOf(tx).insert(AuditEventRow, { ...event, changes: JSON.stringify(event.changes) });
+    await execute(tx, INSERT_EVENT, [
+      event.seq,
+      event.at,
+      event.actorKind,
+      event.operatorId,
+      event.operatorName,
+      event.action,
+      event.target,
+      event.outcome,
+      event.requestId,
+      JSON.stringify(event.changes),
+      event.reason ?? null,
+      event.keyId ?? null,
+      event.prevHash,
+      event.hash,
+    ]);
   }
 
   async list(
