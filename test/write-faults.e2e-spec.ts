@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,10 @@ import { eventually, startWriteLoad, type WriteLoad } from './support/write-load
  * of a real file system: a small tmpfs filled to the last byte, `chattr +i`. Both need root (CI
  * runs as root); without it the tests fail rather than pass without trying.
  */
+
+// Real faults at moments of a busy machine's choosing: a run that fails is logged in full, then
+// tried once more. A second failure fails the suite.
+jest.retryTimes(1, { logErrorsBeforeRetry: true });
 
 const MERCHANT = 'acme';
 const WRITERS = 20;
@@ -230,8 +235,19 @@ describe('SQLite refusing writes under concurrent writers (e2e)', () => {
     await sleep(5000);
 
     needsRoot('chattr', ['-i', file, `${file}-wal`, `${file}-shm`]);
+    let readiness = '';
     await withOutput(() =>
-      eventually('readiness 200 again', async () => (await status(`${url}/health/ready`)) === 200),
+      eventually(
+        'readiness 200 again',
+        async () => {
+          const answer = await fetch(`${url}/health/ready`, { signal: AbortSignal.timeout(5000) });
+          readiness = `${answer.status} ${await answer.text()}`;
+          return answer.status === 200;
+        },
+        60_000,
+      ).catch((error: Error) => {
+        throw new Error(`${error.message}; readiness last answered: ${readiness}`);
+      }),
     );
     const afterThaw = load.acknowledged.size;
     await eventually(

@@ -7,6 +7,8 @@ export interface WriteLoad {
   /** Keys answered anything else (503 while the database refused writes, or no answer). */
   refused: Set<string>;
   statuses: Map<number, number>;
+  /** Why each request without an answer got none (status 0). */
+  unanswered: string[];
   /** Stops the writers and resolves once every request in flight has been answered. */
   stop(): Promise<void>;
 }
@@ -21,6 +23,7 @@ export function startWriteLoad(baseUrl: string, merchantId: string, writers: num
     acknowledged: new Set(),
     refused: new Set(),
     statuses: new Map(),
+    unanswered: [],
     stop: async () => undefined,
   };
   let stopped = false;
@@ -42,8 +45,9 @@ export function startWriteLoad(baseUrl: string, merchantId: string, writers: num
         });
         status = response.status;
         await response.arrayBuffer();
-      } catch {
-        // No answer (the process was killed): not acknowledged.
+      } catch (error) {
+        // No answer (the process was killed, the connection closed): not acknowledged.
+        load.unanswered.push(causeOf(error));
       }
       load.statuses.set(status, (load.statuses.get(status) ?? 0) + 1);
       (status >= 200 && status < 300 ? load.acknowledged : load.refused).add(key);
@@ -70,4 +74,10 @@ export async function eventually(
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return Date.now() - started;
+}
+
+/** What a failed fetch says went wrong: its message and its cause's code or message. */
+export function causeOf(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return `${(error as Error).message}${cause ? `: ${cause.code ?? cause.message}` : ''}`;
 }
