@@ -8,6 +8,9 @@ import { managerOf } from './typeorm-transactions.js';
  * there is (one row of `write_probe`); the commit, if it succeeds, clears the refusal
  * (WriteHealth). Probes do not pile up: callers during a probe share it.
  */
+/** How long readiness waits for the probe's commit (as long as its ping of the database). */
+const PROBE_TIMEOUT_MS = 2000;
+
 @Injectable()
 export class WriteProbe {
   private pending?: Promise<boolean>;
@@ -17,11 +20,18 @@ export class WriteProbe {
     private readonly state: ServiceState,
   ) {}
 
-  /** True when the database takes writes (known, or just probed). */
+  /**
+   * True when the database takes writes (known, or just probed); false when the probe has not
+   * answered within PROBE_TIMEOUT_MS (readiness answers at once, whatever the writes wait for).
+   */
   writable(): Promise<boolean> {
     if (!this.state.writesRefused) return Promise.resolve(true);
     this.pending ??= this.probe().finally(() => (this.pending = undefined));
-    return this.pending;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), PROBE_TIMEOUT_MS);
+    });
+    return Promise.race([this.pending, late]).finally(() => clearTimeout(timer));
   }
 
   private async probe(): Promise<boolean> {
