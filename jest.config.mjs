@@ -56,10 +56,7 @@ const e2e = (platform) => ({
 export default {
   testTimeout: 30000,
   globalSetup: '<rootDir>/test/support/global-setup.mjs',
-  // One spec file at a time: the fault specs freeze files and kill connections under load, and
-  // their services must not share the machine's cores with another spec's (docs/decisions.md,
-  // "Tests of real faults run alone").
-  maxWorkers: 1,
+  maxWorkers: 2,
   projects: [
     { ...base, displayName: 'unit', roots: ['<rootDir>/src'], testMatch: ['**/*.spec.ts'] },
     e2e('express'),
