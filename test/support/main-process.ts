@@ -34,6 +34,10 @@ export async function startMain(env: Record<string, string>): Promise<MainProces
       HOST: '127.0.0.1',
       PORT: String(port),
       HTTP_PLATFORM: process.env.HTTP_PLATFORM ?? 'express',
+      // The tests' fetch keeps idle connections open about 4 s, by timers that run late on a busy
+      // machine: against the server's 5 s a request could go out on a connection the server was
+      // closing ("other side closed"). The server keeps them well longer than the client.
+      KEEP_ALIVE_TIMEOUT_MS: '30000',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
