@@ -18,7 +18,12 @@ export interface WriteLoad {
  * /admin/payment-sessions/{key}` with a callback URL: a session, its transition, its callback and
  * an audit event per write) until stopped, on the service at `baseUrl`.
  */
-export function startWriteLoad(baseUrl: string, merchantId: string, writers: number): WriteLoad {
+export function startWriteLoad(
+  baseUrl: string,
+  merchantId: string,
+  writers: number,
+  prefix = 'wl',
+): WriteLoad {
   const load: WriteLoad = {
     acknowledged: new Set(),
     refused: new Set(),
@@ -30,7 +35,7 @@ export function startWriteLoad(baseUrl: string, merchantId: string, writers: num
   let next = 0;
   const run = async (writer: number) => {
     while (!stopped) {
-      const key = `wl-${writer}-${next++}`;
+      const key = `${prefix}-${writer}-${next++}`;
       let status = 0;
       try {
         const response = await fetch(`${baseUrl}/admin/payment-sessions/${key}`, {
