@@ -101,11 +101,26 @@ export class AuditHeads implements BeforeApplicationShutdown {
   private schedule(least: number): void {
     if (this.timer || this.stopped) return;
     const wait = Math.max(least, this.lastPublishAt + HEAD_PUBLISH_INTERVAL_MS - Date.now());
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.publishing = this.publish().finally(() => (this.publishing = undefined));
-    }, wait);
+    this.timer = setTimeout(() => this.due(), wait);
     this.timer.unref();
+  }
+
+  /**
+   * A timer came due. It was set from the time of the last line as known then; a publish still
+   * reading, or one that wrote its line since, moves it on, so that lines stay a second apart
+   * however long a read of the head takes.
+   */
+  private due(): void {
+    this.timer = undefined;
+    if (this.publishing) {
+      void this.publishing.then(() => this.schedule(0));
+      return;
+    }
+    if (Date.now() < this.lastPublishAt + HEAD_PUBLISH_INTERVAL_MS) {
+      this.schedule(0);
+      return;
+    }
+    this.publishing = this.publish().finally(() => (this.publishing = undefined));
   }
 
   private async publish(): Promise<void> {
