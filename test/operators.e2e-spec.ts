@@ -3,8 +3,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { seedCommand } from '../src/cli/seed-command.js';
-import { loadConfig } from '../src/config/app-config.js';
 import { OPERATOR_ROLES } from '../src/operators/operator-role.js';
 import {
   ADMIN_TOKEN,
@@ -20,6 +18,7 @@ import {
   TEST_DIALECT,
   TestApp,
 } from './support/test-app.js';
+import { runSeed } from './support/main-process.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -327,20 +326,14 @@ describe('operators from a seed file (e2e)', () => {
   async function seed(content: unknown, ...flags: string[]) {
     const path = join(dir, `seed-${Date.now()}-${Math.random()}.json`);
     writeFileSync(path, JSON.stringify(content));
-    const config = loadConfig({
+    // A process of its own, as beside a service in production.
+    const run = await runSeed([path, ...flags], {
       DATABASE_URL: t.config.databaseUrl,
-      LOG_LEVEL: 'silent',
       ...(TEST_DIALECT === 'postgres'
         ? { CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY, AUDIT_KEY: TEST_AUDIT_KEY }
         : {}),
     });
-    const out: string[] = [];
-    const err: string[] = [];
-    const code = await seedCommand([path, ...flags], config, {
-      out: (line) => out.push(line),
-      err: (line) => err.push(line),
-    });
-    return { code, out, err, path };
+    return { ...run, path };
   }
 
   const report = (token: string) =>

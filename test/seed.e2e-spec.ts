@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { seedCommand, seedContext } from '../src/cli/seed-command.js';
 import { AppConfig, loadConfig } from '../src/config/app-config.js';
+import { runSeed } from './support/main-process.js';
 import { http, startTestApp, successfulResponse } from './support/test-app.js';
 
 const CATALOG = '/api/crypto-currency-protocol-processors';
@@ -541,7 +542,6 @@ describe('seed command (e2e)', () => {
     const t = await startTestApp();
     try {
       await t.seed({ cryptoPairs: [pair('USDT', 'TRC20', 'IE'), pair('USDT', 'ERC20', 'IE')] });
-      const appConfig = loadConfig({ DATABASE_URL: t.config.databaseUrl, LOG_LEVEL: 'silent' });
       const query = t.url + CATALOG + '?countryCode=PT';
       const ieQuery = t.url + CATALOG + '?countryCode=IE';
       // Read (and so cache) the exact queries first.
@@ -549,11 +549,12 @@ describe('seed command (e2e)', () => {
       expect((await http(query)).body.page.total).toBe(0);
       expect((await http(ieQuery)).body.page.total).toBe(2);
 
-      const run = await seed(
+      // The command runs in a process of its own, as beside a service in production.
+      const run = await runSeed(
         [file({ cryptoPairs: [pair('USDT', 'TRC20', 'PT'), pair('USDT', 'ERC20', 'IE', false)] })],
-        appConfig,
+        { DATABASE_URL: t.config.databaseUrl },
       );
-      expect(run.code).toBe(0);
+      expect(run).toMatchObject({ code: 0, err: [] });
 
       const after = await http(query);
       expect(after.status).toBe(200);

@@ -2,8 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { seedCommand } from '../src/cli/seed-command.js';
-import { loadConfig } from '../src/config/app-config.js';
+import { runSeed } from './support/main-process.js';
 import { adminHeaders, expectEnvelope, http, startTestApp, TestApp } from './support/test-app.js';
 
 const RULE = 'must be 1 to 255 printable ASCII characters without "/"';
@@ -135,15 +134,9 @@ describe('validation keys (e2e)', () => {
             })),
           }),
         );
-        const config = loadConfig({
+        // A process of its own, as beside a service in production.
+        const { code, out, err } = await runSeed(dryRun ? [file, '--dry-run'] : [file], {
           DATABASE_URL: `sqlite:${join(dir, 'db.sqlite')}`,
-          LOG_LEVEL: 'silent',
-        });
-        const err: string[] = [];
-        const out: string[] = [];
-        const code = await seedCommand(dryRun ? [file, '--dry-run'] : [file], config, {
-          out: (line) => out.push(line),
-          err: (line) => err.push(line),
         });
         expect(code).toBe(1);
         expect(out).toEqual([]);

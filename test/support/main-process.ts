@@ -1,4 +1,4 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 
 export interface MainProcess {
@@ -64,4 +64,31 @@ export async function startMain(env: Record<string, string>): Promise<MainProces
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return { child, url, port, output: () => output, exited };
+}
+
+/** What a run of the seed command printed, line by line, and how it ended. */
+export interface SeedRun {
+  code: number;
+  out: string[];
+  err: string[];
+}
+
+/**
+ * Runs the built seed command (`node dist/seed.js`, as `npm run seed` does) in a process of its
+ * own, as beside a running service in production, with the given environment.
+ */
+export function runSeed(args: string[], env: Record<string, string>): Promise<SeedRun> {
+  const lines = (text: string) => text.split('\n').filter((line) => line !== '');
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['dist/seed.js', ...args],
+      { env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...env } },
+      (error, stdout, stderr) => {
+        const code = error ? error.code : 0;
+        if (typeof code !== 'number') reject(error);
+        else resolve({ code, out: lines(stdout), err: lines(stderr) });
+      },
+    );
+  });
 }
