@@ -54,13 +54,14 @@ describe('shutdown of the production process (e2e)', () => {
   it.each(['SIGTERM', 'SIGINT'] as const)(
     'exits 0 on %s, closing the database cleanly',
     async (signal) => {
-      main = await start();
+      // A deadline far past the bound below: an exit held until the deadline fails the test.
+      main = await start({ SHUTDOWN_TIMEOUT_MS: '20000' });
       for (let i = 0; i < 20; i++) await fetch(`${main.url}/health/ready`);
       const sent = Date.now();
       main.child.kill(signal);
       const { code, signal: killedBy, at } = await main.exited;
       expect({ code, killedBy }).toEqual({ code: 0, killedBy: null });
-      expect(at - sent).toBeLessThan(3000);
+      expect(at - sent).toBeLessThan(10_000);
       expect(main.output()).not.toMatch(/SQLITE_BUSY|unfinalized|Error/);
     },
   );
@@ -102,7 +103,9 @@ describe('shutdown of the production process (e2e)', () => {
     main.child.kill('SIGTERM');
     const { code, at } = await main.exited;
     expect(code).toBe(0);
-    expect(at - sent).toBeLessThan(2000 + 300);
+    // Past the 2 s deadline by at most 3 s (a busy machine's delays), well before the 10 s
+    // default and the 30 s request time limit that would close the request otherwise.
+    expect(at - sent).toBeLessThan(2000 + 3000);
     expect(at - sent).toBeGreaterThan(1000);
     await stuck.ended;
   });
