@@ -1,5 +1,6 @@
 import { jest } from '@jest/globals';
 import pg from 'pg';
+import { TOKEN_CACHE_TTL_MS } from '../src/operators/operator-authenticator.js';
 import { MainProcess, startMain } from './support/main-process.js';
 import { PostgresServer, startPostgres } from './support/servers.js';
 import {
@@ -48,7 +49,7 @@ describe('operators and the audit trail on two instances (e2e)', () => {
     await postgres?.destroy();
   });
 
-  it('refuses an operator revoked through one instance on the other within 1 s', async () => {
+  it('refuses an operator revoked through one instance on the other before its kept token expires', async () => {
     const created = await http(`${a.url}/admin/operators`, {
       method: 'POST',
       headers: admin,
@@ -56,23 +57,27 @@ describe('operators and the audit trail on two instances (e2e)', () => {
     });
     expect(created.status).toBe(201);
     const token = created.body.token as string;
+    // B keeps the token from this request on, for TOKEN_CACHE_TTL_MS at the least.
+    const cachedAt = Date.now();
     expect((await http(`${b.url}/metrics`, { headers: bearer(token) })).status).toBe(200);
     const revoked = await http(`${a.url}/admin/operators/${created.body.id}`, {
       method: 'DELETE',
       headers: admin,
     });
     expect(revoked.status).toBe(204);
-    const at = Date.now();
     expect((await http(`${a.url}/metrics`, { headers: bearer(token) })).status).toBe(401);
+    // Only the change feed can make B refuse the token before what it kept expires (a second of
+    // margin): a refusal later could come from the expiry alone, so the bound stays below it.
+    const bound = TOKEN_CACHE_TTL_MS - 1000;
     let refusedAfter = Infinity;
-    while (Date.now() - at < 3000) {
+    while (Date.now() - cachedAt < bound) {
       if ((await http(`${b.url}/metrics`, { headers: bearer(token) })).status === 401) {
-        refusedAfter = Date.now() - at;
+        refusedAfter = Date.now() - cachedAt;
         break;
       }
       await sleep(20);
     }
-    expect(refusedAfter).toBeLessThan(1000);
+    expect(refusedAfter).toBeLessThan(bound);
   });
 
   it('keeps one chain when both instances append at once', async () => {
