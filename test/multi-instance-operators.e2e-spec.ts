@@ -33,6 +33,12 @@ describe('operators and the audit trail on two instances (e2e)', () => {
       AUDIT_KEY: TEST_AUDIT_KEY,
       PERSONAL_DATA_RETENTION_DAYS: '30',
       PERSONAL_DATA_SWEEP_SECONDS: '1',
+      // 40 writes at once below, 20 per instance: half of the pool is for reads
+      // (src/database/dialect.ts, readPoolSize), so 50 leaves 25 for writes, each write one of its
+      // own (and the background jobs some more) instead of queueing for one, where a wait past the
+      // connect timeout is a 503 by design. Two instances of 50 stay well within this
+      // PostgreSQL's max_connections (200, test/support/servers.ts).
+      DATABASE_POOL_SIZE: '50',
       LOG_LEVEL: 'warn',
     };
     [a, b] = await Promise.all([startMain(env), startMain(env)]);

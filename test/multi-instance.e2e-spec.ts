@@ -98,10 +98,13 @@ describe('several instances on one PostgreSQL and one Redis (e2e)', () => {
       AUDIT_KEY: TEST_AUDIT_KEY,
       RATE_LIMIT_PER_MINUTE: String(LIMIT),
       RATE_LIMIT_STATUS_NOT_FOUND_PER_MINUTE: String(MISS_LIMIT),
-      // The races below send 16 requests to each instance at once: each gets a connection of its
-      // own instead of queueing for one, where a wait past the connect timeout is a 503 by design
-      // (and, on a busy machine, not a rare one).
-      DATABASE_POOL_SIZE: '20',
+      // The races below send 16 writes to each instance at once. Half of an instance's pool is for
+      // reads (src/database/dialect.ts, readPoolSize), so 40 leaves 20 connections for writes: each
+      // write gets one of its own instead of queueing for one, where a wait past the connect
+      // timeout is a 503 by design (and, on a busy machine, not a rare one). Two instances of 40,
+      // and the change feed's connection of each, stay well within this PostgreSQL's
+      // max_connections (200, test/support/servers.ts).
+      DATABASE_POOL_SIZE: '40',
       LOG_LEVEL: 'warn',
     };
     // Both at the same moment, on an empty database.
