@@ -127,7 +127,8 @@ describe('operators and the audit trail on two instances (e2e)', () => {
       }
       return heads;
     };
-    const deadline = Date.now() + 5000;
+    // The deadline only ends a run where the head is never published.
+    const deadline = Date.now() + 20_000;
     let heads = await published();
     while (Math.max(...heads.map((h) => h.events), 0) < head.events && Date.now() < deadline) {
       await sleep(200);
