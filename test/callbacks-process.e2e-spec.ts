@@ -1,9 +1,15 @@
+import { jest } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LEASE_MARGIN_MS } from '../src/callbacks/callback-dispatcher.js';
 import { MainProcess, startMain } from './support/main-process.js';
 import { ADMIN_TOKEN, callbacksWhen, http, adminHeaders as admin } from './support/test-app.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
+
+// Two starts of the production process and a lease to wait out: more than the default time per
+// test on a busy machine.
+jest.setTimeout(120_000);
 
 describe('callbacks survive the process being killed (e2e)', () => {
   let dir: string;
@@ -67,14 +73,19 @@ describe('callbacks survive the process being killed (e2e)', () => {
 
   it('makes again, with the same webhook-id, an attempt cut off by SIGKILL', async () => {
     receiver.answer('/cut', 'hang');
-    main = await start({ CALLBACK_TIMEOUT_MS: '1000' });
+    // Long enough that the first attempt is still waiting for its answer when the process is
+    // killed, even on a busy machine.
+    const timeoutMs = 3000;
+    main = await start({ CALLBACK_TIMEOUT_MS: String(timeoutMs) });
     const secret = await setUp(main, '/cut');
     await receiver.waitFor(() => receiver.to('/cut').length === 1);
     main.child.kill('SIGKILL');
     await main.exited;
-    main = await start({ CALLBACK_TIMEOUT_MS: '1000' });
-    // The lease of the attempt that died expires (time limit + margin); the next one delivers.
-    await receiver.waitFor(() => receiver.to('/cut').length === 2, 15_000);
+    main = await start({ CALLBACK_TIMEOUT_MS: String(timeoutMs) });
+    // The lease of the attempt that died expires timeoutMs + LEASE_MARGIN_MS after it was claimed,
+    // before this restart; the next attempt delivers (with room for a busy machine).
+    const leaseMs = timeoutMs + LEASE_MARGIN_MS;
+    await receiver.waitFor(() => receiver.to('/cut').length === 2, leaseMs + 12_000);
     const [cut, again] = receiver.to('/cut');
     expect(again.webhookId).toBe(cut.webhookId);
     expect(again.body).toBe(cut.body);
@@ -83,7 +94,7 @@ describe('callbacks survive the process being killed (e2e)', () => {
       main.url,
       'vk_kill_1',
       ([c]) => c?.state === 'delivered',
-      3000,
+      15_000,
     );
     expect(listed.body.payload[0].state).toBe('delivered');
   });

@@ -66,7 +66,10 @@ function startReads(urls: string[], apiKey: string, keys: () => string[]) {
   };
 }
 
-/** Milliseconds until a new session is written through the instance at `url` (up to 5 s). */
+/**
+ * Milliseconds until a new session is written through the instance at `url`. The limit only ends
+ * a run where an instance never writes again; how soon it does is asserted by the tests.
+ */
 async function writesAgainIn(url: string): Promise<number> {
   return eventually(
     `${url} writes again`,
@@ -78,8 +81,23 @@ async function writesAgainIn(url: string): Promise<number> {
           body: { merchantId: MERCHANT, status: 'PENDING' },
         })
       ).status === 201,
-    5000,
+    30_000,
   );
+}
+
+const median = (values: number[]) =>
+  [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
+
+/**
+ * writesAgainIn of each instance in turn, 5 rounds, with nothing wrong: what a write takes under
+ * this load on this machine, the baseline a recovery is measured against.
+ */
+async function baselineOf(instances: MainProcess[]): Promise<number[]> {
+  const times: number[] = [];
+  for (let round = 0; round < 5; round++) {
+    for (const instance of instances) times.push(await writesAgainIn(instance.url));
+  }
+  return times;
 }
 
 describe('PostgreSQL faults under load, Express and Fastify on one database (e2e)', () => {
@@ -202,9 +220,11 @@ describe('PostgreSQL faults under load, Express and Fastify on one database (e2e
     const admin = new pg.Client({ connectionString: postgres.url });
     await admin.connect();
     let terminated = 0;
+    let baseline: number[] = [];
     const recoveries: number[] = [];
     try {
       await underLoad(async () => {
+        baseline = await baselineOf(instances);
         const until = Date.now() + 60_000;
         while (Date.now() < until) {
           const round = Date.now();
@@ -222,22 +242,25 @@ describe('PostgreSQL faults under load, Express and Fastify on one database (e2e
       await admin.end();
     }
     expect(terminated).toBeGreaterThan(30);
-    recoveries.sort((x, y) => x - y);
-    // Typically within 1 s; the slowest of ~60 rounds on a busy machine has taken just over 2 s
-    // (a pool's connect on top of a scheduling delay). No instance stays down.
-    expect(recoveries[Math.floor(recoveries.length / 2)]).toBeLessThan(1000);
-    expect(recoveries[recoveries.length - 1]).toBeLessThan(5000);
+    // Measured against a write under the same load without the fault: typically within 1 s more
+    // (new connections on top of a write); the slowest of ~60 rounds on a busy machine has taken
+    // a few seconds. An instance that stays down, or waits out a time limit every time, fails.
+    expect(median(recoveries)).toBeLessThan(median(baseline) + 1000);
+    expect(Math.max(...recoveries)).toBeLessThan(15_000);
   });
 
   it('restarts PostgreSQL (pg_ctl restart -m fast) under load: no crash, no 500, acknowledged writes stored', async () => {
+    let baseline: number[] = [];
     let recovered: number[] = [];
     await underLoad(async () => {
+      baseline = await baselineOf(instances);
       await postgres.stop('fast');
       await sleep(1000);
       await postgres.start();
       recovered = await Promise.all(instances.map((instance) => writesAgainIn(instance.url)));
     });
-    // From the moment PostgreSQL accepts connections again.
-    for (const ms of recovered) expect(ms).toBeLessThan(2000);
+    // From the moment PostgreSQL accepts connections again, within 2 s more than a write under
+    // the same load takes: the instances reconnect by themselves, without waiting out a limit.
+    for (const ms of recovered) expect(ms).toBeLessThan(median(baseline) + 2000);
   });
 });

@@ -84,7 +84,15 @@ describe('payment sessions: operator reports and the state machine (e2e)', () =>
 
   beforeAll(async () => {
     // AUTH_MODE=none (the harness default): status lookups need no key and see every merchant.
-    t = await startTestApp({ RATE_LIMIT_STATUS_NOT_FOUND_PER_MINUTE: '10000' });
+    t = await startTestApp({
+      RATE_LIMIT_STATUS_NOT_FOUND_PER_MINUTE: '10000',
+      // On PostgreSQL, 20 writes at once below: half of the pool is for reads
+      // (src/database/dialect.ts, readPoolSize), so 48 leaves 24 for writes, each write one of its
+      // own instead of queueing for one, where a wait past the connect timeout is a 503 by design.
+      // With the applications of a spec running beside this one, the shared test server stays
+      // well within its max_connections (200, test/support/servers.ts). SQLite ignores it.
+      DATABASE_POOL_SIZE: '48',
+    });
     await t.seed({
       merchants: [
         { id: MERCHANT, name: 'Acme' },

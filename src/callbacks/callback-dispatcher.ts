@@ -23,7 +23,7 @@ const MAX_IN_FLIGHT = 32;
 /** The longest wait between two looks for due callbacks. */
 const POLL_INTERVAL_MS = 200;
 /** A lease outlives its attempt's time limit by this much, so an attempt never outlives its lease. */
-const LEASE_MARGIN_MS = 5000;
+export const LEASE_MARGIN_MS = 5000;
 /** How often the callback counts by state are refreshed for the metrics. */
 const STATE_COUNT_INTERVAL_MS = 2000;
 

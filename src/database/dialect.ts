@@ -22,7 +22,7 @@ import type pg from 'pg';
 
 /** How long to wait for a connection, and for a query, before answering 503. */
 const CONNECT_TIMEOUT_MS = 1500;
-const QUERY_TIMEOUT_MS = 5000;
+export const QUERY_TIMEOUT_MS = 5000;
 
 /**
  * Connections of the read pool on PostgreSQL (see ReadConnection), out of DATABASE_POOL_SIZE;

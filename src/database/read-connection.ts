@@ -40,7 +40,7 @@ export async function openReadConnection(
 }
 
 /** How long a read waits for the database before it fails (and the request answers 503). */
-const READ_TIMEOUT_MS = 5000;
+export const READ_TIMEOUT_MS = 5000;
 const CONNECT_TIMEOUT_MS = 1500;
 
 class SqliteReads implements ReadConnection {

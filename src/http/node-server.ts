@@ -33,6 +33,11 @@ type Connection = Socket & {
  */
 export const DRAIN_QUIET_MS = 500;
 const DRAIN_CHECK_MS = 100;
+/**
+ * A check this much later than due follows a stall of the process: what connections seem to have
+ * been quiet for, they may only have been unread for (see closeQuietConnections).
+ */
+const DRAIN_CHECK_LATE_MS = 2 * DRAIN_CHECK_MS;
 
 /**
  * What Node's HTTP server does before any platform or Nest sees a request, the same on both
@@ -44,6 +49,8 @@ export class NodeServer {
   private readonly connections = new Set<Connection>();
   private draining = false;
   private drained?: () => void;
+  /** When closeQuietConnections last ran. */
+  private lastQuietCheck = 0;
 
   constructor(
     private readonly server: Server,
@@ -121,7 +128,13 @@ export class NodeServer {
     NetServer.prototype.close.call(this.server);
     if (this.connections.size > 0) {
       let timer: NodeJS.Timeout | undefined;
-      const quiet = setInterval(() => this.closeQuietConnections(), DRAIN_CHECK_MS);
+      // Each check runs after the event loop's I/O phase (setImmediate), never in the timers
+      // phase before it: bytes already waiting in the kernel are read first, so a connection whose
+      // next request has arrived is not taken for a quiet one.
+      const quiet = setInterval(
+        () => setImmediate(() => this.closeQuietConnections()),
+        DRAIN_CHECK_MS,
+      );
       this.closeQuietConnections();
       await new Promise<void>((resolve) => {
         this.drained = resolve;
@@ -134,10 +147,22 @@ export class NodeServer {
     this.server.closeAllConnections();
   }
 
-  /** Closes the connections seen with nothing to answer, and no byte read, for DRAIN_QUIET_MS. */
+  /**
+   * Closes the connections seen with nothing to answer, and no byte read, for DRAIN_QUIET_MS. A
+   * check that runs more than DRAIN_CHECK_LATE_MS late (the process stalled: a long task, a busy
+   * machine) closes nothing and starts every connection's quiet time again: during the stall no
+   * byte could be read, so that time says nothing about the clients.
+   */
   private closeQuietConnections(): void {
     const now = Date.now();
+    const late =
+      this.lastQuietCheck > 0 && now - this.lastQuietCheck > DRAIN_CHECK_MS + DRAIN_CHECK_LATE_MS;
+    this.lastQuietCheck = now;
     for (const connection of this.connections) {
+      if (late) {
+        connection[QUIET_SINCE] = { at: now, bytesRead: connection.bytesRead };
+        continue;
+      }
       const response = connection[ANSWERING];
       const quiet = connection[QUIET_SINCE];
       const answering = response !== undefined && !response.writableFinished;

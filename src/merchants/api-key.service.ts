@@ -27,7 +27,7 @@ const API_KEY_CACHE_BYTES = 16 * 1024 * 1024;
  * How long a resolved key is trusted without asking the database again. Revocations reach every
  * instance through the change feed at once; this is only the safety net behind it.
  */
-const KEY_CACHE_TTL_MS = 10_000;
+export const KEY_CACHE_TTL_MS = 10_000;
 
 /** The change-feed kind that says an API key (its hash in the payload) was revoked. */
 const KEY_REVOKED = 'api-key-revoked';

@@ -33,7 +33,7 @@ export const BEARER_CHALLENGE = {
  * How long a resolved token is trusted without asking the database again. Revocations reach
  * every instance through the change feed at once; this is only the safety net behind it.
  */
-const TOKEN_CACHE_TTL_MS = 10_000;
+export const TOKEN_CACHE_TTL_MS = 10_000;
 
 /** `lastUsedAt` is written at most this often per operator. */
 const LAST_USED_PRECISION_MS = 60_000;

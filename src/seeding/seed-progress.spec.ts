@@ -48,7 +48,12 @@ describe('progressLines', () => {
     const progress = progressLines((line) => lines.push(line), 'f.json', { intervalMs: 20 });
     progress.section('cryptoPairs');
     progress.records(5);
-    await new Promise((resolve) => setTimeout(resolve, 120));
+    // Two lines are due after 40 ms; a busy machine runs the timer later, so wait for them (the
+    // deadline only bounds a run where the timer never writes).
+    const deadline = Date.now() + 5000;
+    while (lines.length < 2 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     progress.stop();
     const count = lines.length;
     expect(count).toBeGreaterThanOrEqual(2);
