@@ -14,7 +14,7 @@ import { dataSourceOptions } from './database/data-source-options.js';
 import { SqliteConnection } from './database/sqlite-connection.js';
 import { HealthModule } from './health/health.module.js';
 import { AccessGuard } from './http/access.guard.js';
-import { AccessPolicy } from './http/access-policy.js';
+import { AccessPolicy } from './access/access-policy.js';
 import { EnvelopeInterceptor } from './http/envelope.interceptor.js';
 import { ErrorsFilter } from './http/errors.filter.js';
 import { GracefulShutdown } from './http/graceful-shutdown.js';

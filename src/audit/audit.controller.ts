@@ -3,7 +3,7 @@ import { ApiTags } from '@nestjs/swagger';
 import type { Listing } from '../common/http/envelope.js';
 import { listingPage } from '../common/http/envelope.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
-import type { RefusalReason } from '../http/ports.js';
+import type { RefusalReason } from '../access/access-ports.js';
 import type { AuditEvent } from './audit-chain.js';
 import { AuditTrail } from './audit-trail.service.js';
 import { AuditHeads } from './audit-heads.js';

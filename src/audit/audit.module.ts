@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { databaseFileOf } from '../database/dialect.js';
-import { RefusalRecorder } from '../http/ports.js';
+import { RefusalRecorder } from '../access/access-ports.js';
 import { AuditEventRow } from './audit-event.entity.js';
 import { AuditController } from './audit.controller.js';
 import { AuditHeads } from './audit-heads.js';

@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ACCESS, type DeclaredAccess } from './endpoint.decorator.js';
-import { AccessPolicy } from './access-policy.js';
+import { AccessPolicy } from '../access/access-policy.js';
 import { pathOf } from './paths.js';
 import { rawOf, requestTargetOf } from './raw.js';
 import { markRoute } from './request-context.js';

@@ -8,7 +8,7 @@ import { AuditTrail } from '../audit/audit-trail.service.js';
 import { REDACTED } from '../audit/changes.js';
 import { Transactions, type Tx } from '../database/transactions.js';
 import type { OperatorCall } from '../operators/operator-call.js';
-import { KeyResolver, type ResolvedKey } from '../http/ports.js';
+import { KeyResolver, type ResolvedKey } from '../access/access-ports.js';
 import { generateApiKey, hashApiKey } from './api-key.js';
 import { ApiKeyViewDto, CreatedApiKeyDto } from './dto/merchant.dto.js';
 import { ApiKeyRecord, MerchantRepository, PageRequest } from './merchant.repository.js';

@@ -1,5 +1,5 @@
 import type { Tx } from '../database/transactions.js';
-import type { ResolvedKey } from '../http/ports.js';
+import type { ResolvedKey } from '../access/access-ports.js';
 
 export type { ResolvedKey };
 

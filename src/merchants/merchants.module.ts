@@ -3,7 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { databaseFileOf } from '../database/dialect.js';
-import { KeyResolver } from '../http/ports.js';
+import { KeyResolver } from '../access/access-ports.js';
 import { ApiKeyService } from './api-key.service.js';
 import { CallbackSecretService } from './callback-secret.service.js';
 import { CallbackSecretBox, callbackSecretKey } from './callback-secrets.js';

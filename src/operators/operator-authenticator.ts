@@ -8,7 +8,7 @@ import { RevocableCache } from '../database/revocable-cache.js';
 import { Transactions } from '../database/transactions.js';
 import type { OperatorIdentity } from './operator-call.js';
 import { ROLES_INCLUDING, type OperatorRole } from './operator-role.js';
-import { OperatorAuthenticator, type OperatorRefusal } from '../http/ports.js';
+import { OperatorAuthenticator, type OperatorRefusal } from '../access/access-ports.js';
 import { ActiveOperator, OperatorRepository } from './operator.repository.js';
 import { hashOperatorToken, OPERATOR_TOKEN_PREFIX } from './operator-token.js';
 

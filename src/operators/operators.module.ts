@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { OperatorAuthenticator } from '../http/ports.js';
+import { OperatorAuthenticator } from '../access/access-ports.js';
 import { Operator } from './operator.entity.js';
 import { OperatorTokens } from './operator-authenticator.js';
 import { OperatorRepository } from './operator.repository.js';

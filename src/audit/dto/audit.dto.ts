@@ -12,7 +12,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { PageDto } from '../../catalog/dto/catalog-page.dto.js';
-import { REFUSAL_REASONS, type RefusalReason } from '../../http/ports.js';
+import { REFUSAL_REASONS, type RefusalReason } from '../../access/access-ports.js';
 import { ACTOR_KINDS, type ActorKind } from '../audit-chain.js';
 import { PageQueryDto } from '../../catalog/dto/page-query.dto.js';
 import { isDateOnly, isZonedDateTime } from '../../common/iso-time.js';

@@ -6,19 +6,17 @@ import { andThen, type MaybePromise } from '../common/maybe-async.js';
 import { ServiceState } from '../common/service-state.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { GeneralRateLimit } from '../rate-limits/general-rate-limit.js';
+import { MAX_API_KEY_LENGTH } from '../merchants/api-key.js';
 import { attachCaller } from '../merchants/caller.js';
 import { attachOperatorCall } from '../operators/operator-call.js';
-import type { DeclaredAccess } from './endpoint.decorator.js';
+import type { DeclaredAccess } from '../http/endpoint.decorator.js';
 import { requestIdOf } from '../logging/logging.js';
 import {
   KeyResolver,
   OperatorAuthenticator,
   RefusalRecorder,
   type OperatorRefusal,
-} from './ports.js';
-
-/** Longest API key looked up; anything longer cannot be a key and is refused without a lookup. */
-export const MAX_API_KEY_LENGTH = 256;
+} from './access-ports.js';
 
 /**
  * Who may call, by the access a route declares (or, for a request no route serves, the access of
