@@ -70,8 +70,14 @@ export async function startMain(env: Record<string, string>): Promise<MainProces
 export interface SeedRun {
   code: number;
   out: string[];
+  /** What it printed on stderr but its progress lines. */
   err: string[];
+  /** Its progress lines (src/seeding/seed-progress.ts): a run that lasts a few seconds has some. */
+  progress: string[];
 }
+
+/** `<file>: starting` or `<file>: <section>: <n> records (<rate>/s), …`. */
+const PROGRESS_LINE = /: (starting|\w+: [\d,]+ records \([\d,]+\/s\), .*)$/;
 
 /**
  * Runs the built seed command (`node dist/seed.js`, as `npm run seed` does) in a process of its
@@ -87,7 +93,15 @@ export function runSeed(args: string[], env: Record<string, string>): Promise<Se
       (error, stdout, stderr) => {
         const code = error ? error.code : 0;
         if (typeof code !== 'number') reject(error);
-        else resolve({ code, out: lines(stdout), err: lines(stderr) });
+        else {
+          const err = lines(stderr);
+          resolve({
+            code,
+            out: lines(stdout),
+            err: err.filter((line) => !PROGRESS_LINE.test(line)),
+            progress: err.filter((line) => PROGRESS_LINE.test(line)),
+          });
+        }
       },
     );
   });
