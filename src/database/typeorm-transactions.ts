@@ -20,7 +20,8 @@ import { GroupConnection, SqliteGroupCommit } from './sqlite-group-commit.js';
 import { RunOptions, Transactions, Tx } from './transactions.js';
 import { WriteHealth } from './write-health.js';
 
-class TypeOrmTx implements Tx {
+/** A transaction of TypeOrmTransactions: its entity manager, on SQLite its connection. */
+export class TypeOrmTx implements Tx {
   readonly inTransaction = true;
   constructor(
     readonly manager: EntityManager,
