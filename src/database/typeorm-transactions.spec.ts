@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { ApiError } from '../common/errors/api-error.js';
 import { ServiceState } from '../common/service-state.js';
 import { DatabaseFileMonitor } from './database-file-monitor.js';
+import { execute } from './sql.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import { MAX_GROUP_UNITS, SqliteGroupCommit } from './sqlite-group-commit.js';
 import { TypeOrmTransactions, TypeOrmTx, managerOf } from './typeorm-transactions.js';
@@ -151,6 +152,29 @@ describe('TypeOrmTransactions on SQLite', () => {
     await dataSource.query("INSERT INTO t (name) VALUES ('left open')");
     await transactions.run((tx) => insert(tx, 'next'));
     expect(await names()).toEqual(['next']);
+  });
+
+  it('fails the runs of a prepared statement SQLite cannot prepare, and prepares it again next time', async () => {
+    const sql = 'INSERT INTO later (name) VALUES (?)';
+    const runs = [sqlite.run(sql, ['a']), sqlite.run(sql, ['b'])];
+    for (const run of runs) await expect(run).rejects.toThrow(/no such table: later/);
+    await dataSource.query('CREATE TABLE later (name TEXT)');
+    await expect(sqlite.run(sql, ['c'])).resolves.toEqual({ rows: [], affected: 1 });
+    await expect(sqlite.run('SELECT name FROM later')).resolves.toEqual({
+      rows: [{ name: 'c' }],
+      affected: 0,
+    });
+  });
+
+  it('fails a unit whose statement cannot be prepared, alone: the group goes on', async () => {
+    const outcomes = await Promise.allSettled([
+      transactions.run((tx) => insert(tx, 'first')),
+      transactions.run((tx) => execute(tx, 'INSERT INTO nowhere (name) VALUES (?)', ['lost'])),
+      transactions.run((tx) => insert(tx, 'kept')),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/no such table/);
+    expect(await names()).toEqual(['first', 'kept']);
   });
 
   it('runs a statement between groups, outside any transaction', async () => {
