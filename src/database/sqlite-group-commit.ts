@@ -1,5 +1,6 @@
 import { ApiError } from '../common/errors/api-error.js';
 import { isDatabaseUnavailable } from './dialect.js';
+import type { TransactionMemo } from './transaction-memo.js';
 import type { RunOptions, Tx } from './transactions.js';
 
 /** Units of work committed together at most. */
@@ -20,6 +21,8 @@ export interface GroupConnection {
   /** Runs one of the group's statements: BEGIN, SAVEPOINT, ROLLBACK (TO), COMMIT. */
   control(sql: string): Promise<unknown>;
   tx: Tx;
+  /** What the units learned in the transaction (the memo `tx` gives them), forgotten here. */
+  memo?: TransactionMemo;
 }
 
 /** What a group checks around COMMIT, and whom it tells how it went. */
@@ -48,6 +51,10 @@ export interface GroupHooks {
  * `ROLLBACK TO` whose savepoint is gone fails, and ends the group, instead of finding an earlier
  * unit's savepoint of the same name and undoing that unit's writes too. A unit may set and roll
  * back to savepoints of its own, never to one it did not set.
+ *
+ * What units learned in the transaction and keep for the units after them (the connection's
+ * TransactionMemo) is forgotten whenever a unit is rolled back to its savepoint, and when the
+ * group ends, committed or not.
  *
  * Every outcome, value or error, is handed over only after COMMIT: a unit's decision may rest on
  * the writes of the units before it in the group, and if COMMIT fails none of them happened. Then
@@ -131,6 +138,7 @@ export class SqliteGroupCommit {
   private async runGroup(group: Unit[]): Promise<void> {
     const connection = this.connection();
     const outcomes: Outcome[] = [];
+    connection.memo?.forget();
     try {
       await this.begin(connection);
       for (const [index, unit] of group.entries()) {
@@ -142,6 +150,8 @@ export class SqliteGroupCommit {
       await connection.control('ROLLBACK').catch(() => undefined); // none open: nothing to undo
       this.fail(group, error);
       return;
+    } finally {
+      connection.memo?.forget();
     }
     try {
       this.hooks.assertWritable(); // after COMMIT: a write into a gone file is never acknowledged
@@ -182,6 +192,7 @@ export class SqliteGroupCommit {
     try {
       return { ok: true, value: await unit.work(connection.tx) };
     } catch (error) {
+      connection.memo?.forget();
       if (isDatabaseUnavailable(error)) throw error;
       await connection.control(`ROLLBACK TO ${savepoint}`);
       return { ok: false, error };
