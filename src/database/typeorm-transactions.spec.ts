@@ -10,7 +10,7 @@ import { execute } from './sql.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import { MAX_GROUP_UNITS, SqliteGroupCommit } from './sqlite-group-commit.js';
 import { TypeOrmTransactions, TypeOrmTx, managerOf } from './typeorm-transactions.js';
-import type { Tx } from './transactions.js';
+import { allStatements, type Tx } from './transactions.js';
 import { WriteHealth } from './write-health.js';
 
 describe('TypeOrmTransactions on SQLite', () => {
@@ -188,6 +188,8 @@ describe('TypeOrmTransactions on SQLite', () => {
   });
 });
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 describe('SqliteGroupCommit on a SQLite file', () => {
   let dir: string;
   let file: string;
@@ -327,6 +329,22 @@ describe('SqliteGroupCommit on a SQLite file', () => {
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/UNIQUE/);
     expect(await committedNames()).toEqual(['first', 'x', 'y']);
+  });
+
+  it('undoes every statement a failed unit sent together, however late one of them runs', async () => {
+    const late = (t: Tx) => sleep(30).then(() => insert(t, 'late'));
+    const [, outcomes] = await groupOf([
+      unit(['a']),
+      (t: Tx) => allStatements([Promise.reject(new Error('refused at once')), late(t)]),
+      // Still running when the late statement would run, were its unit over by then.
+      async (t: Tx) => {
+        await sleep(60);
+        await insert(t, 'c');
+      },
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/refused at once/);
+    expect(await committedNames()).toEqual(['a', 'c', 'first']);
   });
 
   it('fails every unit when the COMMIT fails, those that succeeded and those rolled back alike', async () => {
