@@ -18,7 +18,7 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /** The group's own statements on the connection, and the transaction handle units are given. */
 export interface GroupConnection {
-  /** Runs one of the group's statements: BEGIN, SAVEPOINT, ROLLBACK (TO), COMMIT. */
+  /** Runs one of the group's statements: BEGIN, SAVEPOINT, RELEASE, ROLLBACK (TO), COMMIT. */
   control(sql: string): Promise<unknown>;
   tx: Tx;
   /** What the units learned in the transaction (the memo `tx` gives them), forgotten here. */
@@ -43,14 +43,12 @@ export interface GroupHooks {
  * instead of one each. Each unit still gets exactly its own outcome: a unit that throws is rolled
  * back to its savepoint and its error is its answer; the others keep their writes.
  *
- * A unit's savepoint is never released: RELEASE would be one more statement per unit, and the
- * group's COMMIT commits every savepoint still open. SQLite's savepoints nest: `ROLLBACK TO` a
- * unit's savepoint undoes that unit's writes only (everything after the savepoint), and leaves
- * the savepoint on the stack, so the next unit's savepoint nests inside it and the writes of the
- * units before stay. Each unit's savepoint has a name of its own (its place in the group): a
- * `ROLLBACK TO` whose savepoint is gone fails, and ends the group, instead of finding an earlier
- * unit's savepoint of the same name and undoing that unit's writes too. A unit may set and roll
- * back to savepoints of its own, never to one it did not set.
+ * A unit's savepoint is released as soon as the unit ends. Left open until the group's COMMIT
+ * (which commits every open savepoint: one statement fewer per unit), the units' savepoints nest,
+ * and SQLite's sub-journal (the original content of each page a unit changes, kept for its
+ * ROLLBACK TO; a temporary file once past 64 KiB) grows through the whole group instead of being
+ * written again from its start for each unit: measured slower than the RELEASE it saves
+ * (docs/decisions.md, "What bounds writes on SQLite").
  *
  * What units learned in the transaction and keep for the units after them (the connection's
  * TransactionMemo) is forgotten whenever a unit is rolled back to its savepoint, and when the
@@ -60,7 +58,7 @@ export interface GroupHooks {
  * the writes of the units before it in the group, and if COMMIT fails none of them happened. Then
  * every unit of the group fails with SERVICE_UNAVAILABLE.
  *
- * The statements BEGIN, SAVEPOINT, ROLLBACK TO, ROLLBACK and COMMIT are sent by this class, and
+ * The statements BEGIN, SAVEPOINT, RELEASE, ROLLBACK (TO) and COMMIT are sent by this class, and
  * the query runner's own transaction methods are never used: after a failed COMMIT SQLite may or
  * may not have rolled back by itself, and TypeORM 0.3.31's runner keeps believing its
  * transaction is open when the ROLLBACK that follows fails (docs/decisions.md,
@@ -141,9 +139,7 @@ export class SqliteGroupCommit {
     connection.memo?.forget();
     try {
       await this.begin(connection);
-      for (const [index, unit] of group.entries()) {
-        outcomes.push(await this.runUnit(connection, unit, savepointOf(index)));
-      }
+      for (const unit of group) outcomes.push(await this.runUnit(connection, unit));
       this.hooks.assertWritable(); // before COMMIT: a gone file rolls the group back
       await connection.control('COMMIT');
     } catch (error) {
@@ -179,24 +175,23 @@ export class SqliteGroupCommit {
   }
 
   /**
-   * One unit in its savepoint, left open until the group ends. Its own error is its outcome; an
-   * error that may have ended the transaction, or a savepoint that cannot be rolled back to, ends
-   * the group.
+   * One unit in its savepoint. Its own error is its outcome; an error that may have ended the
+   * transaction, or a savepoint that cannot be released or rolled back to, ends the group.
    */
-  private async runUnit(
-    connection: GroupConnection,
-    unit: Unit,
-    savepoint: string,
-  ): Promise<Outcome> {
-    await connection.control(`SAVEPOINT ${savepoint}`);
+  private async runUnit(connection: GroupConnection, unit: Unit): Promise<Outcome> {
+    await connection.control('SAVEPOINT unit');
+    let value: unknown;
     try {
-      return { ok: true, value: await unit.work(connection.tx) };
+      value = await unit.work(connection.tx);
     } catch (error) {
       connection.memo?.forget();
       if (isDatabaseUnavailable(error)) throw error;
-      await connection.control(`ROLLBACK TO ${savepoint}`);
+      await connection.control('ROLLBACK TO unit');
+      await connection.control('RELEASE unit');
       return { ok: false, error };
     }
+    await connection.control('RELEASE unit');
+    return { ok: true, value };
   }
 
   /** None of the group's writes happened: every unit is told, the cause is noted once. */
@@ -210,9 +205,4 @@ export class SqliteGroupCommit {
           });
     for (const unit of group) unit.reject(answer);
   }
-}
-
-/** The savepoint of the group's unit at `index`: a name of its own (see SqliteGroupCommit). */
-function savepointOf(index: number): string {
-  return `group_unit_${index}`;
 }
