@@ -114,7 +114,8 @@ export class SqliteGroupCommit {
     this.busy = true;
     try {
       for (;;) {
-        for (const statement of this.between.splice(0)) {
+        // Also those that arrive while one runs: nothing else would run them.
+        for (let statement; (statement = this.between.shift());) {
           await statement.work(this.connection().tx).then(statement.resolve, statement.reject);
         }
         const group = this.nextGroup();

@@ -154,6 +154,13 @@ describe('TypeOrmTransactions on SQLite', () => {
     expect(await names()).toEqual(['next']);
   });
 
+  it('runs a statement asked for as the one before it ends, with no unit waiting', async () => {
+    const second = transactions
+      .outside('PRAGMA secure_delete = ON')
+      .then(() => transactions.outside('PRAGMA wal_checkpoint(TRUNCATE)'));
+    await expect(second).resolves.toBeUndefined();
+  });
+
   it('fails the runs of a prepared statement SQLite cannot prepare, and prepares it again next time', async () => {
     const sql = 'INSERT INTO later (name) VALUES (?)';
     const runs = [sqlite.run(sql, ['a']), sqlite.run(sql, ['b'])];
