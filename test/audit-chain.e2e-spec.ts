@@ -328,6 +328,61 @@ function contentWithoutKeys(row: Row) {
   return content;
 }
 
+describe('the chain under concurrent writes, some of them refused (e2e)', () => {
+  let t: TestApp;
+  let db: Database;
+  beforeAll(async () => {
+    t = await startTestApp({ AUTH_MODE: 'api-key' });
+    db = new Database(t.app.get(DataSource));
+  });
+  afterAll(() => t.close());
+
+  const put = (key: string, body: Record<string, unknown>) =>
+    http(`${t.url}/admin/payment-sessions/${key}`, { method: 'PUT', headers: adminHeaders, body });
+
+  it('verifies after reports that append arrive together with reports refused inside their transaction', async () => {
+    const merchant = await http(`${t.url}/admin/merchants`, {
+      method: 'POST',
+      headers: adminHeaders,
+      body: { id: 'chain-merchant', name: 'Chain' },
+    });
+    expect(merchant.status).toBe(201);
+    const failed = { merchantId: 'chain-merchant', status: 'FAILED', errorMessage: 'Declined' };
+    expect((await put('chain-final', failed)).status).toBe(201);
+    const before = (await db.rows()).length;
+    // On SQLite these run in groups of one transaction: appends (201), reports refused after
+    // reading the session or the merchant (409, 400), and refused callers (401, appended in
+    // transactions of their own), interleaved.
+    const requests = Array.from({ length: 60 }, (_, i) => {
+      switch (i % 4) {
+        case 0:
+        case 1:
+          return put(`chain-new-${i}`, failed);
+        case 2:
+          return i % 8 === 2
+            ? put('chain-final', { ...failed, errorMessage: 'Declined again' })
+            : put(`chain-unknown-${i}`, { ...failed, merchantId: 'no-such-merchant' });
+        default:
+          return http(`${t.url}/admin/merchants`, { headers: bearer(`op_${'q'.repeat(43)}`) });
+      }
+    });
+    const statuses = (await Promise.all(requests)).map((r) => r.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(30);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(8);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(7);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(15);
+    const rows = await db.rows();
+    // One event per session created and per refused caller; none for the reports refused.
+    expect(rows.length - before).toBe(30 + 15);
+    expect(rows.map((row) => Number(row.seq))).toEqual(rows.map((_, i) => i + 1));
+    expect(await verify(t)).toEqual({
+      valid: true,
+      events: rows.length,
+      headHash: rows[rows.length - 1].hash,
+    });
+  });
+});
+
 describe('audit keys rotated (e2e)', () => {
   let dir: string;
   let database: { url: string; drop(): Promise<void> };

@@ -171,17 +171,17 @@ export class AuditTrail extends RefusalRecorder {
     tx: Tx,
     event: Omit<AuditContent, 'seq' | 'at' | 'prevHash' | 'keyId'>,
   ): Promise<void> {
-    await this.events.lockChain(tx);
-    const last = await this.events.last(tx);
-    const key = this.keys.current;
-    const content: AuditContent = {
-      seq: (last?.seq ?? 0) + 1,
-      at: new Date().toISOString(),
-      ...event,
-      keyId: key.id,
-      prevHash: last?.hash ?? GENESIS_HASH,
-    };
-    await this.events.insert(tx, { ...content, hash: linkOf(content, key.key) });
-    this.heads?.appended(content.seq);
+    const appended = await this.events.append(tx, (head) => {
+      const key = this.keys.current;
+      const content: AuditContent = {
+        seq: (head?.seq ?? 0) + 1,
+        at: new Date().toISOString(),
+        ...event,
+        keyId: key.id,
+        prevHash: head?.hash ?? GENESIS_HASH,
+      };
+      return { ...content, hash: linkOf(content, key.key) };
+    });
+    this.heads?.appended(appended.seq);
   }
 }

@@ -12,8 +12,22 @@ export interface AuditFilter {
   to?: string;
 }
 
+/** The head of the chain, as a new event links to it. */
+export type ChainHead = Pick<AuditEvent, 'seq' | 'hash'>;
+
 /** Storage of the audit trail: appended to, read, never changed. */
 export abstract class AuditRepository {
+  /**
+   * Appends the event `next` makes from the head of the chain (undefined: the chain is empty),
+   * inside the transaction, and returns it: the chain locked, its head read, the event inserted.
+   */
+  async append(tx: Tx, next: (head: ChainHead | undefined) => AuditEvent): Promise<AuditEvent> {
+    await this.lockChain(tx);
+    const event = next(await this.last(tx));
+    await this.insert(tx, event);
+    return event;
+  }
+
   /**
    * Makes the transaction the only one appending until it ends (PostgreSQL: an advisory lock
    * shared by every instance; SQLite writes one transaction at a time anyway).

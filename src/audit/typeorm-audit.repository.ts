@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
   Between,
@@ -12,10 +12,11 @@ import {
 import { kindOf } from '../database/dialect.js';
 import { execute } from '../database/sql.js';
 import type { Tx } from '../database/transactions.js';
-import { managerOf } from '../database/typeorm-transactions.js';
+import { MemoKey } from '../database/transaction-memo.js';
+import { managerOf, memoOf } from '../database/typeorm-transactions.js';
 import type { AuditEvent } from './audit-chain.js';
 import { AuditEventRow } from './audit-event.entity.js';
-import { AuditFilter, AuditRepository } from './audit.repository.js';
+import { AuditFilter, AuditRepository, ChainHead } from './audit.repository.js';
 import { AUDIT_CHAIN_LOCK } from './migration-events.js';
 
 /**
@@ -23,15 +24,66 @@ import { AUDIT_CHAIN_LOCK } from './migration-events.js';
  * plain statements, prepared once (src/database/sql.ts).
  */
 const LAST_EVENT = 'SELECT seq, hash, at FROM audit_event ORDER BY seq DESC LIMIT 1';
-const INSERT_EVENT =
+const EVENT_COLUMNS =
   'INSERT INTO audit_event (seq, at, actor_kind, operator_id, operator_name, action, target, ' +
-  'outcome, request_id, changes, reason, key_id, prev_hash, hash) ' +
-  'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+  'outcome, request_id, changes, reason, key_id, prev_hash, hash) ';
+const INSERT_EVENT = `${EVENT_COLUMNS}VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+/**
+ * A new event after the head the transaction remembers, only if that is the head still: the
+ * check and the insert are one statement, so a head remembered wrongly is caught, never linked to.
+ */
+const INSERT_EVENT_AFTER =
+  `${EVENT_COLUMNS}SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? ` +
+  'WHERE (SELECT seq, hash FROM audit_event ORDER BY seq DESC LIMIT 1) = (?, ?)';
+
+/**
+ * The head of the chain as this transaction's last append left it (SQLite's grouped
+ * transactions: see TransactionMemo).
+ */
+const CHAIN_HEAD = new MemoKey<ChainHead>('audit chain head');
 
 @Injectable()
 export class TypeOrmAuditRepository extends AuditRepository {
+  private readonly logger = new Logger('Audit');
+
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     super();
+  }
+
+  /**
+   * SQLite: within a group transaction (see SqliteGroupCommit), the head an earlier append of the
+   * same transaction left is known: the group holds the write lock from BEGIN IMMEDIATE on, and
+   * the memo is forgotten when a unit is rolled back or the group ends. The append after it links
+   * to that head without reading it, in one statement that checks the head is still that one
+   * (otherwise the head is read and the event made again). PostgreSQL: each report is a
+   * transaction of its own, under the chain's lock, and its head is always read.
+   */
+  override async append(
+    tx: Tx,
+    next: (head: ChainHead | undefined) => AuditEvent,
+  ): Promise<AuditEvent> {
+    const memo = memoOf(tx);
+    const known = memo?.get(CHAIN_HEAD);
+    if (memo && known) {
+      const event = next(known);
+      const { affected } = await execute(tx, INSERT_EVENT_AFTER, [
+        ...eventValues(event),
+        known.seq,
+        known.hash,
+      ]);
+      if (affected === 1) {
+        memo.set(CHAIN_HEAD, { seq: event.seq, hash: event.hash });
+        return event;
+      }
+      memo.delete(CHAIN_HEAD);
+      this.logger.warn(
+        { remembered: known.seq },
+        'The head of the audit chain was not the one this transaction remembered; read it again',
+      );
+    }
+    const event = await super.append(tx, next);
+    memo?.set(CHAIN_HEAD, { seq: event.seq, hash: event.hash });
+    return event;
   }
 
   async lockChain(tx: Tx): Promise<void> {
@@ -46,22 +98,7 @@ export class TypeOrmAuditRepository extends AuditRepository {
   }
 
   async insert(tx: Tx, event: AuditEvent): Promise<void> {
-    await execute(tx, INSERT_EVENT, [
-      event.seq,
-      event.at,
-      event.actorKind,
-      event.operatorId,
-      event.operatorName,
-      event.action,
-      event.target,
-      event.outcome,
-      event.requestId,
-      JSON.stringify(event.changes),
-      event.reason ?? null,
-      event.keyId ?? null,
-      event.prevHash,
-      event.hash,
-    ]);
+    await execute(tx, INSERT_EVENT, eventValues(event));
   }
 
   async list(
@@ -103,6 +140,26 @@ export class TypeOrmAuditRepository extends AuditRepository {
     });
     return rows.map(toEvent);
   }
+}
+
+/** The values of INSERT_EVENT's placeholders, in its columns' order. */
+function eventValues(event: AuditEvent): unknown[] {
+  return [
+    event.seq,
+    event.at,
+    event.actorKind,
+    event.operatorId,
+    event.operatorName,
+    event.action,
+    event.target,
+    event.outcome,
+    event.requestId,
+    JSON.stringify(event.changes),
+    event.reason ?? null,
+    event.keyId ?? null,
+    event.prevHash,
+    event.hash,
+  ];
 }
 
 function toEvent(row: AuditEventRow): AuditEvent {

@@ -5,7 +5,7 @@ import { redactValidationKey } from '../common/masking.js';
 import { ServiceState } from '../common/service-state.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { isDatabaseUnavailable } from '../database/dialect.js';
-import { Transactions } from '../database/transactions.js';
+import { Transactions, allStatements } from '../database/transactions.js';
 import { CallbackSecretService } from '../merchants/callback-secret.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import {
@@ -201,7 +201,7 @@ export class CallbackDispatcher implements BeforeApplicationShutdown {
       const recorded = await this.transactions
         .run(
           (tx) =>
-            Promise.all(
+            allStatements(
               batch.map(({ callback, attempt, next }) =>
                 this.callbacks.finishAttempt(tx, callback.id, this.owner, attempt, next),
               ),

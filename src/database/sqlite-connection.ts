@@ -6,6 +6,16 @@ export interface StatementResult<T = unknown> {
   affected: number;
 }
 
+/** A statement prepared on the connection, and the runs sent to it before it was prepared. */
+interface Prepared {
+  statement: sqlite3.Statement;
+  /**
+   * Until the statement is prepared: how to fail the runs sent to it meanwhile. sqlite3 queues
+   * them, and drops them unanswered when the statement cannot be prepared.
+   */
+  waiting?: Set<(error: Error) => void>;
+}
+
 /**
  * The connection TypeORM's SQLite driver opens, held by this application too. TypeORM takes the
  * `sqlite3` module through its documented `driver` option and opens its one connection with that
@@ -17,7 +27,7 @@ export interface StatementResult<T = unknown> {
  */
 export class SqliteConnection {
   private database?: sqlite3.Database;
-  private readonly statements = new Map<string, sqlite3.Statement>();
+  private readonly statements = new Map<string, Prepared>();
 
   /** The `sqlite3` module to give TypeORM as its `driver` option (typed as TypeORM takes it). */
   driverModule(): object {
@@ -40,15 +50,19 @@ export class SqliteConnection {
 
   /** Runs one statement, prepared once per SQL text; `?` placeholders. */
   run<T = unknown>(sql: string, parameters: readonly unknown[] = []): Promise<StatementResult<T>> {
-    const statement = this.statement(sql);
+    const { statement, waiting } = this.statement(sql);
     const reads = /^\s*(SELECT|WITH|PRAGMA)\b/i.test(sql);
     return new Promise((resolve, reject) => {
+      waiting?.add(reject);
       if (reads) {
-        statement.all(parameters, (error: Error | null, rows: T[]) =>
-          error ? reject(error) : resolve({ rows, affected: 0 }),
-        );
+        statement.all(parameters, (error: Error | null, rows: T[]) => {
+          waiting?.delete(reject);
+          if (error) reject(error);
+          else resolve({ rows, affected: 0 });
+        });
       } else {
         statement.run(parameters, function (this: sqlite3.RunResult, error: Error | null) {
+          waiting?.delete(reject);
           if (error) reject(error);
           else resolve({ rows: [], affected: this.changes });
         });
@@ -64,7 +78,9 @@ export class SqliteConnection {
     const statements = [...this.statements.values()];
     this.statements.clear();
     await Promise.all(
-      statements.map((s) => new Promise<void>((resolve) => s.finalize(() => resolve()))),
+      statements.map(
+        ({ statement }) => new Promise<void>((resolve) => statement.finalize(() => resolve())),
+      ),
     );
   }
 
@@ -73,18 +89,25 @@ export class SqliteConnection {
     this.statements.clear();
   }
 
-  private statement(sql: string): sqlite3.Statement {
-    let statement = this.statements.get(sql);
-    if (!statement) {
+  private statement(sql: string): Prepared {
+    let prepared = this.statements.get(sql);
+    if (!prepared) {
       if (!this.database) throw new Error('The SQLite connection is not open');
-      // A statement that fails to prepare reports it to its first run, and is prepared again
-      // next time (a table that did not exist yet may exist then).
-      const prepared = this.database.prepare(sql, (error) => {
-        if (error && this.statements.get(sql) === prepared) this.statements.delete(sql);
-      });
-      this.statements.set(sql, prepared);
-      statement = prepared;
+      // A statement that fails to prepare fails the runs sent to it, and is prepared again next
+      // time (a table that did not exist yet may exist then).
+      const waiting = new Set<(error: Error) => void>();
+      const entry: Prepared = {
+        waiting,
+        statement: this.database.prepare(sql, (error) => {
+          entry.waiting = undefined;
+          if (!error) return;
+          if (this.statements.get(sql) === entry) this.statements.delete(sql);
+          for (const fail of waiting) fail(error);
+        }),
+      };
+      this.statements.set(sql, entry);
+      prepared = entry;
     }
-    return statement;
+    return prepared;
   }
 }

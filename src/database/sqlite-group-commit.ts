@@ -1,5 +1,6 @@
 import { ApiError } from '../common/errors/api-error.js';
 import { isDatabaseUnavailable } from './dialect.js';
+import type { TransactionMemo } from './transaction-memo.js';
 import type { RunOptions, Tx } from './transactions.js';
 
 /** Units of work committed together at most. */
@@ -17,9 +18,11 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 /** The group's own statements on the connection, and the transaction handle units are given. */
 export interface GroupConnection {
-  /** Runs one of the group's statements: BEGIN, SAVEPOINT, RELEASE, ROLLBACK, COMMIT. */
+  /** Runs one of the group's statements: BEGIN, SAVEPOINT, RELEASE, ROLLBACK (TO), COMMIT. */
   control(sql: string): Promise<unknown>;
   tx: Tx;
+  /** What the units learned in the transaction (the memo `tx` gives them), forgotten here. */
+  memo?: TransactionMemo;
 }
 
 /** What a group checks around COMMIT, and whom it tells how it went. */
@@ -40,14 +43,25 @@ export interface GroupHooks {
  * instead of one each. Each unit still gets exactly its own outcome: a unit that throws is rolled
  * back to its savepoint and its error is its answer; the others keep their writes.
  *
+ * A unit's savepoint is released as soon as the unit ends. Left open until the group's COMMIT
+ * (which commits every open savepoint: one statement fewer per unit), the units' savepoints nest,
+ * and SQLite's sub-journal (the original content of each page a unit changes, kept for its
+ * ROLLBACK TO; a temporary file once past 64 KiB) grows through the whole group instead of being
+ * written again from its start for each unit: measured slower than the RELEASE it saves
+ * (docs/decisions.md, "What bounds writes on SQLite").
+ *
+ * What units learned in the transaction and keep for the units after them (the connection's
+ * TransactionMemo) is forgotten whenever a unit is rolled back to its savepoint, and when the
+ * group ends, committed or not.
+ *
  * Every outcome, value or error, is handed over only after COMMIT: a unit's decision may rest on
  * the writes of the units before it in the group, and if COMMIT fails none of them happened. Then
  * every unit of the group fails with SERVICE_UNAVAILABLE.
  *
- * The statements BEGIN, SAVEPOINT, RELEASE, ROLLBACK and COMMIT are sent by this class, and the
- * query runner's own transaction methods are never used: after a
- * failed COMMIT SQLite may or may not have rolled back by itself, and TypeORM 0.3.31's runner keeps
- * believing its transaction is open when the ROLLBACK that follows fails (docs/decisions.md,
+ * The statements BEGIN, SAVEPOINT, RELEASE, ROLLBACK (TO) and COMMIT are sent by this class, and
+ * the query runner's own transaction methods are never used: after a failed COMMIT SQLite may or
+ * may not have rolled back by itself, and TypeORM 0.3.31's runner keeps believing its
+ * transaction is open when the ROLLBACK that follows fails (docs/decisions.md,
  * "SQLite transactions after a failed COMMIT"). Here each group begins with BEGIN IMMEDIATE, which
  * SQLite refuses inside an open transaction: a transaction left open is rolled back before the next
  * group begins, never nested into.
@@ -100,7 +114,8 @@ export class SqliteGroupCommit {
     this.busy = true;
     try {
       for (;;) {
-        for (const statement of this.between.splice(0)) {
+        // Also those that arrive while one runs: nothing else would run them.
+        for (let statement; (statement = this.between.shift());) {
           await statement.work(this.connection().tx).then(statement.resolve, statement.reject);
         }
         const group = this.nextGroup();
@@ -122,6 +137,7 @@ export class SqliteGroupCommit {
   private async runGroup(group: Unit[]): Promise<void> {
     const connection = this.connection();
     const outcomes: Outcome[] = [];
+    connection.memo?.forget();
     try {
       await this.begin(connection);
       for (const unit of group) outcomes.push(await this.runUnit(connection, unit));
@@ -131,6 +147,8 @@ export class SqliteGroupCommit {
       await connection.control('ROLLBACK').catch(() => undefined); // none open: nothing to undo
       this.fail(group, error);
       return;
+    } finally {
+      connection.memo?.forget();
     }
     try {
       this.hooks.assertWritable(); // after COMMIT: a write into a gone file is never acknowledged
@@ -167,6 +185,7 @@ export class SqliteGroupCommit {
     try {
       value = await unit.work(connection.tx);
     } catch (error) {
+      connection.memo?.forget();
       if (isDatabaseUnavailable(error)) throw error;
       await connection.control('ROLLBACK TO unit');
       await connection.control('RELEASE unit');

@@ -30,3 +30,16 @@ export abstract class Transactions {
    */
   abstract outside(sql: string): Promise<void>;
 }
+
+/**
+ * The results of statements a unit of work sent together, in order, once every one of them has
+ * run; then the first error, if any. Promise.all rejects at the first error while the others may
+ * still be to run: the unit would end, and be rolled back to its savepoint (SQLite: see
+ * SqliteGroupCommit), before they ran, and they would be written outside what was undone.
+ */
+export async function allStatements<T>(statements: readonly (T | Promise<T>)[]): Promise<T[]> {
+  const settled = await Promise.allSettled(statements);
+  const failed = settled.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((result) => (result as PromiseFulfilledResult<T>).value);
+}

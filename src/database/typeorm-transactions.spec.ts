@@ -1,11 +1,16 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sqlite3 from 'sqlite3';
 import { DataSource } from 'typeorm';
 import { ApiError } from '../common/errors/api-error.js';
 import { ServiceState } from '../common/service-state.js';
 import { DatabaseFileMonitor } from './database-file-monitor.js';
+import { execute } from './sql.js';
 import { SqliteConnection } from './sqlite-connection.js';
-import { SqliteGroupCommit } from './sqlite-group-commit.js';
-import { TypeOrmTransactions, managerOf } from './typeorm-transactions.js';
-import type { Tx } from './transactions.js';
+import { MAX_GROUP_UNITS, SqliteGroupCommit } from './sqlite-group-commit.js';
+import { TypeOrmTransactions, TypeOrmTx, managerOf } from './typeorm-transactions.js';
+import { allStatements, type Tx } from './transactions.js';
 import { WriteHealth } from './write-health.js';
 
 describe('TypeOrmTransactions on SQLite', () => {
@@ -149,6 +154,36 @@ describe('TypeOrmTransactions on SQLite', () => {
     expect(await names()).toEqual(['next']);
   });
 
+  it('runs a statement asked for as the one before it ends, with no unit waiting', async () => {
+    const second = transactions
+      .outside('PRAGMA secure_delete = ON')
+      .then(() => transactions.outside('PRAGMA wal_checkpoint(TRUNCATE)'));
+    await expect(second).resolves.toBeUndefined();
+  });
+
+  it('fails the runs of a prepared statement SQLite cannot prepare, and prepares it again next time', async () => {
+    const sql = 'INSERT INTO later (name) VALUES (?)';
+    const runs = [sqlite.run(sql, ['a']), sqlite.run(sql, ['b'])];
+    for (const run of runs) await expect(run).rejects.toThrow(/no such table: later/);
+    await dataSource.query('CREATE TABLE later (name TEXT)');
+    await expect(sqlite.run(sql, ['c'])).resolves.toEqual({ rows: [], affected: 1 });
+    await expect(sqlite.run('SELECT name FROM later')).resolves.toEqual({
+      rows: [{ name: 'c' }],
+      affected: 0,
+    });
+  });
+
+  it('fails a unit whose statement cannot be prepared, alone: the group goes on', async () => {
+    const outcomes = await Promise.allSettled([
+      transactions.run((tx) => insert(tx, 'first')),
+      transactions.run((tx) => execute(tx, 'INSERT INTO nowhere (name) VALUES (?)', ['lost'])),
+      transactions.run((tx) => insert(tx, 'kept')),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/no such table/);
+    expect(await names()).toEqual(['first', 'kept']);
+  });
+
   it('runs a statement between groups, outside any transaction', async () => {
     const done = Promise.all([
       transactions.run((tx) => insert(tx, 'one')),
@@ -157,5 +192,208 @@ describe('TypeOrmTransactions on SQLite', () => {
     ]);
     await expect(done).resolves.toBeDefined();
     expect(await names()).toEqual(['one', 'two']);
+  });
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('SqliteGroupCommit on a SQLite file', () => {
+  let dir: string;
+  let file: string;
+  let dataSource: DataSource;
+  let sqlite: SqliteConnection;
+  /** The group's own statements, in the order sent. */
+  let sent: string[];
+  let groups: number[];
+  let group: SqliteGroupCommit;
+  let tx: Tx;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'group-commit-'));
+    file = join(dir, 'db.sqlite');
+    sqlite = new SqliteConnection();
+    dataSource = await new DataSource({
+      type: 'sqlite',
+      database: file,
+      enableWAL: true,
+      driver: sqlite.driverModule(),
+    }).initialize();
+    await dataSource.query('PRAGMA foreign_keys = ON');
+    await dataSource.query('CREATE TABLE t (name TEXT NOT NULL UNIQUE)');
+    await dataSource.query(
+      'CREATE TABLE child (parent TEXT REFERENCES t (name) DEFERRABLE INITIALLY DEFERRED)',
+    );
+    sent = [];
+    groups = [];
+    const runner = dataSource.createQueryRunner();
+    tx = new TypeOrmTx(runner.manager, sqlite);
+    group = new SqliteGroupCommit(
+      () => ({
+        control: (sql) => {
+          sent.push(sql);
+          return sqlite.run(sql);
+        },
+        tx,
+      }),
+      {
+        assertWritable: () => undefined,
+        committed: (units) => groups.push(units),
+        refused: () => undefined,
+      },
+    );
+  });
+  afterEach(async () => {
+    await sqlite.finalize();
+    await dataSource.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const insert = (t: Tx, name: string) =>
+    managerOf(t).query('INSERT INTO t (name) VALUES (?)', [name]);
+
+  /** The names in the file, read by a connection of its own: what was committed. */
+  async function committedNames(): Promise<string[]> {
+    const other = new sqlite3.Database(file, sqlite3.OPEN_READONLY);
+    try {
+      const rows = await new Promise<{ name: string }[]>((resolve, reject) =>
+        other.all('SELECT name FROM t ORDER BY name', (error, rows: { name: string }[]) =>
+          error ? reject(error) : resolve(rows),
+        ),
+      );
+      return rows.map((row) => row.name);
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
+  }
+
+  /** A unit that writes `names`, and fails afterwards when `fails`. */
+  const unit =
+    (names: string[], fails = false) =>
+    async (t: Tx) => {
+      for (const name of names) await insert(t, name);
+      if (fails) throw new Error(`unit ${names.join('+')} refused`);
+      return names.join('+');
+    };
+
+  /**
+   * The units as one group: a first unit, alone in its group, holds the connection while they
+   * arrive, so they wait and then run together.
+   */
+  function groupOf(units: ((t: Tx) => Promise<unknown>)[]) {
+    const first = group.run(unit(['first']));
+    return Promise.all([first, Promise.allSettled(units.map((u) => group.run(u)))]);
+  }
+
+  it('keeps the writes of the units around a failed one and none of the failed one', async () => {
+    const [, outcomes] = await groupOf([
+      unit(['a1', 'a2']),
+      unit(['b1', 'b2'], true),
+      unit(['c']),
+      unit(['d'], true),
+      unit(['e']),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+    ]);
+    expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/b1\+b2 refused/);
+    expect(await committedNames()).toEqual(['a1', 'a2', 'c', 'e', 'first']);
+    expect(groups).toEqual([1, 5]);
+    // The second group: a savepoint per unit, released when it ends; a failed unit rolled back to
+    // its own first; one COMMIT.
+    const ok = ['SAVEPOINT unit', 'RELEASE unit'];
+    const failed = ['SAVEPOINT unit', 'ROLLBACK TO unit', 'RELEASE unit'];
+    expect(sent.slice(sent.lastIndexOf('BEGIN IMMEDIATE'))).toEqual([
+      'BEGIN IMMEDIATE',
+      ...ok,
+      ...failed,
+      ...ok,
+      ...failed,
+      ...ok,
+      'COMMIT',
+    ]);
+  });
+
+  it('undoes failed units anywhere in a full group', async () => {
+    const name = (i: number) => `u${String(i).padStart(2, '0')}`;
+    const units = Array.from({ length: MAX_GROUP_UNITS }, (_, i) => unit([name(i)], i % 3 === 1));
+    const [, outcomes] = await groupOf(units);
+    const kept = outcomes.flatMap((o, i) => (o.status === 'fulfilled' ? [name(i)] : []));
+    expect(kept).toHaveLength(MAX_GROUP_UNITS - Math.floor((MAX_GROUP_UNITS + 1) / 3));
+    expect(await committedNames()).toEqual([...kept, 'first'].sort());
+    expect(groups).toEqual([1, MAX_GROUP_UNITS]);
+  });
+
+  it('undoes a unit whose own write breaks a constraint alone; a later unit writes the same row', async () => {
+    const [, outcomes] = await groupOf([
+      unit(['x']),
+      unit(['y', 'x']), // its second row breaks the unique name: its `y` is undone with it
+      unit(['y']),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/UNIQUE/);
+    expect(await committedNames()).toEqual(['first', 'x', 'y']);
+  });
+
+  it('undoes every statement a failed unit sent together, however late one of them runs', async () => {
+    const late = (t: Tx) => sleep(30).then(() => insert(t, 'late'));
+    const [, outcomes] = await groupOf([
+      unit(['a']),
+      (t: Tx) => allStatements([Promise.reject(new Error('refused at once')), late(t)]),
+      // Still running when the late statement would run, were its unit over by then.
+      async (t: Tx) => {
+        await sleep(60);
+        await insert(t, 'c');
+      },
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/refused at once/);
+    expect(await committedNames()).toEqual(['a', 'c', 'first']);
+  });
+
+  it('fails every unit when the COMMIT fails, those that succeeded and those rolled back alike', async () => {
+    const [, outcomes] = await groupOf([
+      unit(['a']),
+      unit(['b'], true),
+      // A child without its parent: SQLite refuses the COMMIT, not the statement.
+      (t: Tx) => managerOf(t).query("INSERT INTO child (parent) VALUES ('nobody')"),
+      unit(['c']),
+    ]);
+    for (const outcome of outcomes) {
+      expect(outcome.status).toBe('rejected');
+      const error = (outcome as PromiseRejectedResult).reason as ApiError;
+      expect(error).toBeInstanceOf(ApiError);
+      expect(error.code).toBe('SERVICE_UNAVAILABLE');
+    }
+    expect(await committedNames()).toEqual(['first']);
+    expect(sent.slice(-2)).toEqual(['COMMIT', 'ROLLBACK']);
+    // The next group starts clean.
+    await group.run(unit(['after']));
+    expect(await committedNames()).toEqual(['after', 'first']);
+  });
+
+  it('ends the group when a failed unit cannot be rolled back to its savepoint, never undoing another unit instead', async () => {
+    const [, outcomes] = await groupOf([
+      unit(['a']),
+      async (t: Tx) => {
+        await insert(t, 'b');
+        // Its savepoint gone, its ROLLBACK TO fails: there is none of that name to go back to.
+        await managerOf(t).query('RELEASE unit');
+        throw new Error('refused after its savepoint was released');
+      },
+      unit(['c']),
+    ]);
+    for (const outcome of outcomes) {
+      expect(outcome.status).toBe('rejected');
+      const error = (outcome as PromiseRejectedResult).reason as ApiError;
+      expect(error.code).toBe('SERVICE_UNAVAILABLE');
+    }
+    expect(sent.slice(-2)).toEqual(['ROLLBACK TO unit', 'ROLLBACK']);
+    expect(await committedNames()).toEqual(['first']);
+    await group.run(unit(['after']));
+    expect(await committedNames()).toEqual(['after', 'first']);
   });
 });

@@ -17,15 +17,19 @@ import { DatabaseFileMonitor } from './database-file-monitor.js';
 import { isDatabaseUnavailable, isUniqueViolation, kindOf } from './dialect.js';
 import { SqliteConnection } from './sqlite-connection.js';
 import { GroupConnection, SqliteGroupCommit } from './sqlite-group-commit.js';
+import { TransactionMemo } from './transaction-memo.js';
 import { RunOptions, Transactions, Tx } from './transactions.js';
 import { WriteHealth } from './write-health.js';
 
-class TypeOrmTx implements Tx {
+/** A transaction of TypeOrmTransactions: its entity manager, on SQLite its connection. */
+export class TypeOrmTx implements Tx {
   readonly inTransaction = true;
   constructor(
     readonly manager: EntityManager,
     /** SQLite: the connection of the transaction, for prepared statements (see SqliteConnection). */
     readonly sqlite?: SqliteConnection,
+    /** SQLite's grouped transactions: what their units learned (see TransactionMemo). */
+    readonly memo?: TransactionMemo,
   ) {}
 }
 
@@ -43,6 +47,15 @@ export function managerOf(tx: Tx): EntityManager {
 export function sqliteConnectionOf(tx: Tx): SqliteConnection | undefined {
   const sqlite = typeOrmTx(tx).sqlite;
   return sqlite?.isOpen ? sqlite : undefined;
+}
+
+/**
+ * What the units of the transaction learned and keep for the units after them: SQLite's grouped
+ * transactions only (see TransactionMemo); undefined on PostgreSQL, where each transaction is a
+ * unit of its own.
+ */
+export function memoOf(tx: Tx): TransactionMemo | undefined {
+  return typeOrmTx(tx).memo;
 }
 
 /**
@@ -77,9 +90,11 @@ export class TypeOrmTransactions
           if (!connection) {
             const runner = dataSource.createQueryRunner();
             const held = sqlite?.isOpen ? sqlite : undefined;
+            const memo = new TransactionMemo();
             connection = {
               control: held ? (sql) => held.run(sql) : (sql) => runner.query(sql),
-              tx: new TypeOrmTx(runner.manager, held),
+              tx: new TypeOrmTx(runner.manager, held, memo),
+              memo,
             };
           }
           return connection;

@@ -8,7 +8,7 @@ import { MetricsService } from '../metrics/metrics.service.js';
 import type { OperatorCall } from '../operators/operator-call.js';
 import { CallbackOutbox, type NewCallback } from '../callbacks/callback-outbox.js';
 import { ApiError } from '../common/errors/api-error.js';
-import { Transactions, type Tx } from '../database/transactions.js';
+import { Transactions, allStatements, type Tx } from '../database/transactions.js';
 import { MerchantService } from '../merchants/merchant.service.js';
 import { CacheLookups, UNCOUNTED_CACHE_LOOKUPS } from '../metrics/cache-lookups.js';
 import { PaymentReportDto } from './dto/payment-report.dto.js';
@@ -465,7 +465,7 @@ export class PaymentSessionService {
     const callback = options.callbacks ? callbackOf(session) : undefined;
     // Two rows independent of each other: sent together, one round trip of the transaction
     // rather than two (a serialised SQLite write waits an event-loop turn for each).
-    await Promise.all([transition, callback && this.outbox.enqueue(tx, callback)]);
+    await allStatements([transition, callback && this.outbox.enqueue(tx, callback)]);
   }
 
   private recordTransition(
