@@ -13,6 +13,26 @@ import { TypeOrmTransactions, TypeOrmTx, managerOf } from './typeorm-transaction
 import { allStatements, type Tx } from './transactions.js';
 import { WriteHealth } from './write-health.js';
 
+/**
+ * A data source on `database` (`:memory:` or a file, in WAL mode) through `sqlite`, with the
+ * specs' two tables: `t`, and `child`, whose parent is checked at COMMIT — a COMMIT SQLite
+ * refuses, leaving the transaction open.
+ */
+async function openDatabase(sqlite: SqliteConnection, database: string): Promise<DataSource> {
+  const dataSource = await new DataSource({
+    type: 'sqlite',
+    database,
+    ...(database === ':memory:' ? {} : { enableWAL: true }),
+    driver: sqlite.driverModule(),
+  }).initialize();
+  await dataSource.query('PRAGMA foreign_keys = ON');
+  await dataSource.query('CREATE TABLE t (name TEXT NOT NULL UNIQUE)');
+  await dataSource.query(
+    'CREATE TABLE child (parent TEXT REFERENCES t (name) DEFERRABLE INITIALLY DEFERRED)',
+  );
+  return dataSource;
+}
+
 describe('TypeOrmTransactions on SQLite', () => {
   let dataSource: DataSource;
   let transactions: TypeOrmTransactions;
@@ -22,18 +42,7 @@ describe('TypeOrmTransactions on SQLite', () => {
 
   beforeEach(async () => {
     sqlite = new SqliteConnection();
-    dataSource = await new DataSource({
-      type: 'sqlite',
-      database: ':memory:',
-      driver: sqlite.driverModule(),
-    }).initialize();
-    await dataSource.query('PRAGMA foreign_keys = ON');
-    await dataSource.query('CREATE TABLE t (name TEXT NOT NULL UNIQUE)');
-    // A child whose parent is checked at COMMIT: a COMMIT SQLite refuses, leaving the
-    // transaction open.
-    await dataSource.query(
-      'CREATE TABLE child (parent TEXT REFERENCES t (name) DEFERRABLE INITIALLY DEFERRED)',
-    );
+    dataSource = await openDatabase(sqlite, ':memory:');
     state = new ServiceState();
     transactions = new TypeOrmTransactions(
       dataSource,
@@ -212,17 +221,7 @@ describe('SqliteGroupCommit on a SQLite file', () => {
     dir = mkdtempSync(join(tmpdir(), 'group-commit-'));
     file = join(dir, 'db.sqlite');
     sqlite = new SqliteConnection();
-    dataSource = await new DataSource({
-      type: 'sqlite',
-      database: file,
-      enableWAL: true,
-      driver: sqlite.driverModule(),
-    }).initialize();
-    await dataSource.query('PRAGMA foreign_keys = ON');
-    await dataSource.query('CREATE TABLE t (name TEXT NOT NULL UNIQUE)');
-    await dataSource.query(
-      'CREATE TABLE child (parent TEXT REFERENCES t (name) DEFERRABLE INITIALLY DEFERRED)',
-    );
+    dataSource = await openDatabase(sqlite, file);
     sent = [];
     groups = [];
     const runner = dataSource.createQueryRunner();
