@@ -10,13 +10,17 @@ import {
   SHOP_SECRET,
   tokenFor,
 } from '../support/checkout.js';
-import { launchChromium } from '../support/browser.js';
+import {
+  BROWSER_TEST_TIMEOUT_MS,
+  launchChromium,
+  openPage,
+  STEP_TIMEOUT_MS,
+} from '../support/browser.js';
 import { http, startTestApp, TestApp } from '../support/test-app.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
-jest.setTimeout(90_000);
+jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 
-const STEP_TIMEOUT_MS = 15_000;
 /** Screenshots of the page for docs/checkout.md, made here so that they stay true. */
 const SCREENSHOTS = 'docs/images';
 
@@ -80,8 +84,7 @@ describe('the payment widget from another origin (browser)', () => {
     );
   });
   beforeEach(async () => {
-    page = await browser.newPage({ viewport: { width: 360, height: 740 } });
-    page.setDefaultTimeout(STEP_TIMEOUT_MS);
+    page = await openPage(browser, { viewport: { width: 360, height: 740 } });
   });
   afterEach(async () => {
     await page?.close();

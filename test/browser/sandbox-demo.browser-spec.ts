@@ -1,16 +1,15 @@
 import { jest } from '@jest/globals';
 import { mkdirSync, readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../support/browser.js';
+import { BROWSER_TEST_TIMEOUT_MS, launchChromium, openPage } from '../support/browser.js';
 import { adminHeaders, http, startTestApp, TestApp } from '../support/test-app.js';
 
 // A browser, the sandbox and whole payments: more than the default time per test.
-jest.setTimeout(90_000);
+jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 
 /** The sandbox's data and its published demo merchant, as `npm start` seeds them. */
 const DEMO = JSON.parse(readFileSync('seeds/demo.json', 'utf8'));
 const DEMO_MERCHANT = DEMO.merchants.find((m: { id: string }) => m.id === 'demo');
-const STEP_TIMEOUT_MS = 20_000;
 /** Screenshots for docs/checkout.md, made here so that they stay true. */
 const SCREENSHOTS = 'docs/images';
 
@@ -45,8 +44,7 @@ describe('the sandbox in a browser, as a newcomer opens it', () => {
   });
 
   async function open(width: number, path: string): Promise<string[]> {
-    page = await browser.newPage({ viewport: { width, height: 800 } });
-    page.setDefaultTimeout(STEP_TIMEOUT_MS);
+    page = await openPage(browser, { viewport: { width, height: 800 } });
     const problems: string[] = [];
     // A refused inline script or resource shows as a console error (CSP); the browser's own
     // request for a favicon, which no page names, is not the page's.

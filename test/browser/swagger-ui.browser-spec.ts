@@ -1,23 +1,27 @@
 import { jest } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../support/browser.js';
+import {
+  BROWSER_TEST_TIMEOUT_MS,
+  launchChromium,
+  openPage,
+  PAGE_LOAD_TIMEOUT_MS,
+} from '../support/browser.js';
 import { ADMIN_TOKEN, startTestApp, TestApp } from '../support/test-app.js';
 
 // Jest takes the time limit of tests from its global configuration only (a project's testTimeout
 // is ignored): a browser and the app starting together take longer than 30 s on a busy machine.
-jest.setTimeout(60_000);
+jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 
 /** The sandbox's data and its published demo key, as `npm start` seeds them. */
 const DEMO = JSON.parse(readFileSync('seeds/demo.json', 'utf8'));
 const DEMO_KEY: string = DEMO.merchants.find((m: { id: string }) => m.id === 'demo').apiKeys[0];
-/** Generous for a loaded machine, and well under the project's test timeout. */
-const STEP_TIMEOUT_MS = 15_000;
 
 /** Opens the docs page and waits until Swagger UI has rendered the operations. */
 async function openDocs(page: Page, docsUrl: string): Promise<void> {
   await page.goto(docsUrl);
-  await page.locator('.opblock').first().waitFor();
+  // Swagger UI renders the operations after its bundle has run: part of the page's load.
+  await page.locator('.opblock').first().waitFor({ timeout: PAGE_LOAD_TIMEOUT_MS });
 }
 
 /** Authorize → the scheme's value → Authorize → Close, as a user does it. */
@@ -84,8 +88,7 @@ describe('Swagger UI on the sandbox (browser)', () => {
     await Promise.all([sandbox?.close(), prefixed?.close()]);
   });
   beforeEach(async () => {
-    page = await browser.newPage();
-    page.setDefaultTimeout(STEP_TIMEOUT_MS);
+    page = await openPage(browser);
   });
   afterEach(async () => {
     await page?.close();
@@ -124,7 +127,7 @@ describe('Swagger UI on the sandbox (browser)', () => {
     expect(await storedText(page)).not.toContain(ADMIN_TOKEN);
     expect(await storedText(page)).not.toContain(DEMO_KEY);
     await page.reload();
-    await page.locator('.opblock').first().waitFor();
+    await page.locator('.opblock').first().waitFor({ timeout: PAGE_LOAD_TIMEOUT_MS });
     expect(await storedText(page)).not.toContain(ADMIN_TOKEN);
     await expect(page.locator('.auth-wrapper .authorize.locked').count()).resolves.toBe(0);
   });
