@@ -1,7 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule } from '@nestjs/core';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { pino, type Logger } from 'pino';
+import { DataSource } from 'typeorm';
 import { AdminModule } from './admin/admin.module.js';
 import { AuditModule } from './audit/audit.module.js';
 import { CatalogModule } from './catalog/catalog.module.js';
@@ -40,15 +41,24 @@ import { SeedingModule } from './seeding/seeding.module.js';
  */
 @Module({})
 export class AppModule {
+  /** Applications built in this process: each names its data source after its number. */
+  private static built = 0;
+
   static forRoot(config: AppConfig, logger: Logger = pino({ enabled: false })): DynamicModule {
     // The SQLite connection TypeORM opens, held for the write path's prepared statements.
     const sqlite = new SqliteConnection();
+    // @nestjs/typeorm keeps one registry of data source names per process and warns when a
+    // name is registered twice. Each application has its own data source (several run in one
+    // process in the e2e tests), so each gets its own name, and the features inject it by its
+    // class through the alias below.
+    const dataSource = `gateway-${++AppModule.built}`;
     return {
       module: AppModule,
       global: true,
       imports: [
         TypeOrmModule.forRoot({
           ...dataSourceOptions(config.databaseUrl, config.databasePoolSize, sqlite),
+          name: dataSource,
           // The connection is retried by the pool; a dead database must not stop the process.
           retryAttempts: 0,
         }),
@@ -83,6 +93,7 @@ export class AppModule {
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: SqliteConnection, useValue: sqlite },
+        { provide: DataSource, useExisting: getDataSourceToken(dataSource) },
         { provide: LOGGER, useValue: logger },
         { provide: APP_GUARD, useClass: AccessGuard },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
@@ -95,7 +106,7 @@ export class AppModule {
         Unserved,
         GracefulShutdown,
       ],
-      exports: [APP_CONFIG, LOGGER, ServiceState, SqliteConnection, Unserved],
+      exports: [APP_CONFIG, DataSource, LOGGER, ServiceState, SqliteConnection, Unserved],
     };
   }
 }
