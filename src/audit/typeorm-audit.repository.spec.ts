@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -178,6 +179,12 @@ describe('the audit chain appended by the units of SQLite group transactions', (
   });
 
   it('never links to a remembered head that is no longer the head: it reads the head again', async () => {
+    const warnings: unknown[][] = [];
+    Logger.overrideLogger({
+      log: () => undefined,
+      error: () => undefined,
+      warn: (...args: unknown[]) => warnings.push(args),
+    });
     const { outcomes, sent } = await groupOf([
       async (tx) => {
         await append(tx, 'kept');
@@ -199,8 +206,17 @@ describe('the audit chain appended by the units of SQLite group transactions', (
       'append',
       'COMMIT',
     ]);
+    Logger.overrideLogger(false);
     expect(await actions()).toEqual(['1 first', '2 kept', '3 after']);
     expect(await trail.verify()).toMatchObject({ valid: true, events: 3 });
+    // Said in the log, with the head it remembered (the event `removed`, seq 3).
+    expect(warnings).toEqual([
+      [
+        { remembered: 3 },
+        'The head of the audit chain was not the one this transaction remembered; read it again',
+        'Audit',
+      ],
+    ]);
   });
 
   it('reads the head before every append of a transaction that keeps no memo (PostgreSQL’s)', async () => {

@@ -21,7 +21,7 @@ import type pg from 'pg';
  */
 
 /** How long to wait for a connection, and for a query, before answering 503. */
-const CONNECT_TIMEOUT_MS = 1500;
+export const CONNECT_TIMEOUT_MS = 1500;
 export const QUERY_TIMEOUT_MS = 5000;
 
 /**

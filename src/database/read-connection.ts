@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import type pg from 'pg';
 import sqlite3 from 'sqlite3';
 import type { DataSource } from 'typeorm';
-import { databaseFileOf, kindOf, readPoolSize } from './dialect.js';
+import { CONNECT_TIMEOUT_MS, databaseFileOf, kindOf, readPoolSize } from './dialect.js';
 
 /**
  * A connection of its own for the reads outside transactions (status lookups, credentials, the
@@ -41,7 +41,6 @@ export async function openReadConnection(
 
 /** How long a read waits for the database before it fails (and the request answers 503). */
 export const READ_TIMEOUT_MS = 5000;
-const CONNECT_TIMEOUT_MS = 1500;
 
 class SqliteReads implements ReadConnection {
   /** Statements prepared on this connection, by their SQL; one that failed to prepare is dropped. */
