@@ -17,11 +17,15 @@ jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 const DEMO = JSON.parse(readFileSync('seeds/demo.json', 'utf8'));
 const DEMO_KEY: string = DEMO.merchants.find((m: { id: string }) => m.id === 'demo').apiKeys[0];
 
+/** Waits until Swagger UI has rendered the operations: after its bundle has run, part of a load. */
+async function operationsShown(page: Page): Promise<void> {
+  await page.locator('.opblock').first().waitFor({ timeout: PAGE_LOAD_TIMEOUT_MS });
+}
+
 /** Opens the docs page and waits until Swagger UI has rendered the operations. */
 async function openDocs(page: Page, docsUrl: string): Promise<void> {
   await page.goto(docsUrl);
-  // Swagger UI renders the operations after its bundle has run: part of the page's load.
-  await page.locator('.opblock').first().waitFor({ timeout: PAGE_LOAD_TIMEOUT_MS });
+  await operationsShown(page);
 }
 
 /** Authorize → the scheme's value → Authorize → Close, as a user does it. */
@@ -127,7 +131,7 @@ describe('Swagger UI on the sandbox (browser)', () => {
     expect(await storedText(page)).not.toContain(ADMIN_TOKEN);
     expect(await storedText(page)).not.toContain(DEMO_KEY);
     await page.reload();
-    await page.locator('.opblock').first().waitFor({ timeout: PAGE_LOAD_TIMEOUT_MS });
+    await operationsShown(page);
     expect(await storedText(page)).not.toContain(ADMIN_TOKEN);
     await expect(page.locator('.auth-wrapper .authorize.locked').count()).resolves.toBe(0);
   });

@@ -5,7 +5,7 @@ import { chromium, type Browser, type BrowserContextOptions, type Page } from 'p
  * Time budgets of the browser tests. They bound a failure, they do not measure speed: a correct
  * page answers in well under a second. A page load runs the page's scripts (Swagger UI's is
  * 1.4 MB: 2.7 s on an idle two-core machine), and the browser shares the machine with the other
- * test workers and their servers, so loads get four times a step's budget.
+ * test workers and their servers, so loads get three times a step's budget.
  */
 export const STEP_TIMEOUT_MS = 20_000;
 export const PAGE_LOAD_TIMEOUT_MS = 60_000;
