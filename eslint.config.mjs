@@ -46,4 +46,20 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'off',
     },
   },
+  {
+    // DTO parameters are validated by the pipe bound to them (src/common/validation.ts): there is
+    // no global pipe.
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            'Decorator > CallExpression[callee.name=/^(Body|Query|Param)$/][arguments.length=0]',
+          message:
+            'Use ValidBody(), ValidQuery() or ValidParams() (src/common/validation.ts): no global pipe validates DTO parameters.',
+        },
+      ],
+    },
+  },
 );

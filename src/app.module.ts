@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE, DiscoveryModule } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, DiscoveryModule } from '@nestjs/core';
 import { getDataSourceToken, TypeOrmModule } from '@nestjs/typeorm';
 import { pino, type Logger } from 'pino';
 import { DataSource } from 'typeorm';
@@ -8,7 +8,6 @@ import { AuditModule } from './audit/audit.module.js';
 import { CatalogModule } from './catalog/catalog.module.js';
 import { CheckoutModule } from './checkout/checkout.module.js';
 import { ServiceState } from './common/service-state.js';
-import { createValidationPipe } from './common/validation.js';
 import { APP_CONFIG, AppConfig } from './config/app-config.js';
 import { DatabaseModule } from './database/database.module.js';
 import { dataSourceOptions } from './database/data-source-options.js';
@@ -97,7 +96,6 @@ export class AppModule {
         { provide: LOGGER, useValue: logger },
         { provide: APP_GUARD, useClass: AccessGuard },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
-        { provide: APP_PIPE, useFactory: () => createValidationPipe() },
         { provide: APP_FILTER, useClass: ErrorsFilter },
         ServiceState,
         AccessPolicy,

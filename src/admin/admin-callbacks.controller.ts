@@ -1,4 +1,5 @@
-import { Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { ValidParams } from '../common/validation.js';
 import { ApiTags } from '@nestjs/swagger';
 import { CallbackService } from '../callbacks/callback.service.js';
 import { SessionCallbacksDto, CallbackViewDto } from '../callbacks/dto/callback-view.dto.js';
@@ -41,7 +42,7 @@ export class AdminCallbacksController {
     errorNotes: { NOT_FOUND: 'No payment session has this key.' },
   })
   async list(
-    @Param() params: ValidationKeyParams,
+    @ValidParams() params: ValidationKeyParams,
   ): Promise<Listing<CallbackViewDto, { validationKey: string }>> {
     const payload = await this.callbacks.list(params.validationKey);
     if (payload.length === 0 && !(await this.sessions.history(params.validationKey))) {
@@ -69,7 +70,7 @@ export class AdminCallbacksController {
     errorNotes: { NOT_FOUND: 'No callback has this id.' },
   })
   redeliver(
-    @Param() params: CallbackIdParams,
+    @ValidParams() params: CallbackIdParams,
     @CurrentOperatorCall() call: OperatorCall,
   ): Promise<CallbackViewDto> {
     return this.callbacks.redeliver(params.id, call);

@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import { ValidBody, ValidParams, ValidQuery } from '../common/validation.js';
 import { ApiTags } from '@nestjs/swagger';
 import { CatalogService } from '../catalog/catalog.service.js';
 import { CATALOG_ADMIN_PATH } from '../catalog/catalog.routes.js';
@@ -32,7 +33,7 @@ export class AdminCatalogController {
     responses: [{ status: 200, type: AdminCatalogPageDto }],
     errors: ['INVALID_PARAMETER'],
   })
-  async list(@Query() query: CatalogQueryDto): Promise<Listing<StoredCryptoPairDto>> {
+  async list(@ValidQuery() query: CatalogQueryDto): Promise<Listing<StoredCryptoPairDto>> {
     const { payload, total } = await this.catalog.listAll(query);
     return listingPage(payload, query, total);
   }
@@ -53,7 +54,7 @@ export class AdminCatalogController {
     errorNotes: { CONFLICT: 'A pair with this currencyCode, protocol and countryCode exists.' },
   })
   create(
-    @Body() input: CryptoPairInputDto,
+    @ValidBody() input: CryptoPairInputDto,
     @CurrentOperatorCall() call: OperatorCall,
   ): Promise<StoredCryptoPairDto> {
     return this.catalog.create(input, call);
@@ -73,8 +74,8 @@ export class AdminCatalogController {
     errorNotes: { NOT_FOUND: 'No pair has this id.' },
   })
   update(
-    @Param() params: PairIdParams,
-    @Body() patch: CryptoPairPatchDto,
+    @ValidParams() params: PairIdParams,
+    @ValidBody() patch: CryptoPairPatchDto,
     @CurrentOperatorCall() call: OperatorCall,
   ): Promise<StoredCryptoPairDto> {
     return this.catalog.update(params.id, patch, call);
@@ -95,7 +96,7 @@ export class AdminCatalogController {
     errorNotes: { NOT_FOUND: 'No pair has this id.' },
   })
   async remove(
-    @Param() params: PairIdParams,
+    @ValidParams() params: PairIdParams,
     @CurrentOperatorCall() call: OperatorCall,
   ): Promise<void> {
     await this.catalog.remove(params.id, call);

@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import { ValidBody, ValidParams, ValidQuery } from '../common/validation.js';
 import { ApiTags } from '@nestjs/swagger';
 import { CurrentOperatorCall, type OperatorCall } from '../operators/operator-call.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
@@ -43,7 +44,7 @@ export class AdminMerchantsController {
     responses: [{ status: 200, type: AdminMerchantPageDto }],
     errors: ['INVALID_PARAMETER'],
   })
-  async list(@Query() query: PageQueryDto): Promise<Listing<ListedMerchantDto>> {
+  async list(@ValidQuery() query: PageQueryDto): Promise<Listing<ListedMerchantDto>> {
     const { payload, total } = await this.merchants.listMerchants(query);
     return listingPage(payload, query, total);
   }
@@ -62,7 +63,7 @@ export class AdminMerchantsController {
     errorNotes: { CONFLICT: 'A merchant with this id exists.' },
   })
   create(
-    @Body() input: CreateMerchantDto,
+    @ValidBody() input: CreateMerchantDto,
     @CurrentOperatorCall() call: OperatorCall,
   ): Promise<CreatedMerchantDto> {
     return this.merchants.createMerchant(input, call);
@@ -84,8 +85,8 @@ export class AdminMerchantsController {
     errorNotes: { NOT_FOUND: 'No merchant has this id.' },
   })
   update(
-    @Param() params: MerchantParams,
-    @Body() input: UpdateMerchantDto,
+    @ValidParams() params: MerchantParams,
+    @ValidBody() input: UpdateMerchantDto,
     @CurrentOperatorCall() call: OperatorCall,
   ): Promise<MerchantDto> {
     return this.merchants.updateMerchant(params.id, input, call);
@@ -104,7 +105,7 @@ export class AdminMerchantsController {
     errorNotes: { NOT_FOUND: 'No merchant has this id.' },
   })
   createKey(
-    @Param() params: MerchantParams,
+    @ValidParams() params: MerchantParams,
     @CurrentOperatorCall() call: OperatorCall,
   ): Promise<CreatedApiKeyDto> {
     return this.keys.createKey(params.id, call);
@@ -124,8 +125,8 @@ export class AdminMerchantsController {
     errorNotes: { NOT_FOUND: 'No merchant has this id.' },
   })
   async listKeys(
-    @Param() params: MerchantParams,
-    @Query() query: PageQueryDto,
+    @ValidParams() params: MerchantParams,
+    @ValidQuery() query: PageQueryDto,
   ): Promise<Listing<ApiKeyViewDto, { merchantId: string }>> {
     const { payload, total } = await this.keys.listKeys(params.id, query);
     return { merchantId: params.id, ...listingPage(payload, query, total) };
@@ -146,7 +147,7 @@ export class AdminMerchantsController {
     errorNotes: { NOT_FOUND: 'No merchant has this id, or it has no key with this keyId.' },
   })
   async revokeKey(
-    @Param() params: MerchantKeyParams,
+    @ValidParams() params: MerchantKeyParams,
     @CurrentOperatorCall() call: OperatorCall,
   ): Promise<void> {
     await this.keys.revokeKey(params.id, params.keyId, call);
@@ -167,7 +168,7 @@ export class AdminMerchantsController {
     errorNotes: { NOT_FOUND: 'No merchant has this id.' },
   })
   rotateCallbackSecret(
-    @Param() params: MerchantParams,
+    @ValidParams() params: MerchantParams,
     @CurrentOperatorCall() call: OperatorCall,
   ): Promise<CallbackSecretDto> {
     return this.secrets.rotate(params.id, call);

@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Put, Query, Res } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Put, Res } from '@nestjs/common';
+import { ValidBody, ValidParams, ValidQuery } from '../common/validation.js';
 import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
 import { ApiError } from '../common/errors/api-error.js';
 import type { Listing } from '../common/http/envelope.js';
@@ -57,7 +58,7 @@ export class AdminPaymentSessionsController {
     errors: ['INVALID_PARAMETER'],
   })
   list(
-    @Query() query: SessionListQueryDto,
+    @ValidQuery() query: SessionListQueryDto,
   ): Promise<Listing<SessionSummaryDto, { nextCursor?: string }>> {
     return this.views.list(query);
   }
@@ -85,7 +86,7 @@ export class AdminPaymentSessionsController {
     errorNotes: { NOT_FOUND: 'No payment session has this key.' },
   })
   detail(
-    @Param() params: ValidationKeyParams,
+    @ValidParams() params: ValidationKeyParams,
     @CurrentOperatorCall() call: OperatorCall,
   ): Promise<SessionDetailDto> {
     return this.views.detail(params.validationKey, call.operator);
@@ -130,8 +131,8 @@ export class AdminPaymentSessionsController {
     },
   })
   async report(
-    @Param() params: ValidationKeyParams,
-    @Body() report: PaymentReportDto,
+    @ValidParams() params: ValidationKeyParams,
+    @ValidBody() report: PaymentReportDto,
     @Res({ passthrough: true }) response: Pick<ResponseControls, 'status'>,
     @CurrentOperatorCall() call: OperatorCall,
   ): Promise<Listing<PaymentStatusElement, Omit<AdminPaymentSessionDto, 'payload'>>> {
@@ -167,7 +168,7 @@ export class AdminPaymentSessionsController {
     errorNotes: { NOT_FOUND: 'No payment session has this key.' },
   })
   async history(
-    @Param() params: ValidationKeyParams,
+    @ValidParams() params: ValidationKeyParams,
   ): Promise<Listing<TransitionDto, { validationKey: string }>> {
     const transitions = await this.sessions.history(params.validationKey);
     if (!transitions) {
@@ -209,7 +210,7 @@ export class AdminPaymentSessionsController {
     errorNotes: { NOT_FOUND: 'No payment session has this key.' },
   })
   async erasePersonalData(
-    @Param() params: ValidationKeyParams,
+    @ValidParams() params: ValidationKeyParams,
     @CurrentOperatorCall() call: OperatorCall,
   ): Promise<void> {
     await this.sessions.erasePersonalData(params.validationKey, call);

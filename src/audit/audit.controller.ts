@@ -1,4 +1,5 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
+import { ValidQuery } from '../common/validation.js';
 import { ApiTags } from '@nestjs/swagger';
 import type { Listing } from '../common/http/envelope.js';
 import { listingPage } from '../common/http/envelope.js';
@@ -38,7 +39,7 @@ export class AuditController {
     responses: [{ status: 200, type: AuditEventPageDto }],
     errors: ['INVALID_PARAMETER'],
   })
-  async list(@Query() query: AuditQueryDto): Promise<Listing<AuditEventDto>> {
+  async list(@ValidQuery() query: AuditQueryDto): Promise<Listing<AuditEventDto>> {
     const { operator, action, target, from, to } = query;
     const { rows, total } = await this.trail.list(
       {
@@ -85,7 +86,7 @@ export class AuditController {
     responses: [{ status: 200, type: ChainVerificationDto }],
     errors: ['INVALID_PARAMETER'],
   })
-  async verify(@Query() query: VerifyQueryDto): Promise<ChainVerificationDto> {
+  async verify(@ValidQuery() query: VerifyQueryDto): Promise<ChainVerificationDto> {
     const { head, events } = query;
     const kept =
       head === undefined || events === undefined ? undefined : { headHash: head, events };

@@ -1,4 +1,5 @@
-import { Controller, Get, Inject, Query, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Res } from '@nestjs/common';
+import { ValidQuery } from '../common/validation.js';
 import { ApiTags } from '@nestjs/swagger';
 import type { Listing } from '../common/http/envelope.js';
 import type { ResponseControls } from '../common/http/response.js';
@@ -66,7 +67,7 @@ export class CatalogController {
     errors: ['INVALID_PARAMETER'],
   })
   list(
-    @Query() query: CatalogQueryDto,
+    @ValidQuery() query: CatalogQueryDto,
     @Res({ passthrough: true }) response: ResponseControls,
   ): Promise<Listing<CryptoPairDto>> {
     response.header('Cache-Control', `private, max-age=${this.config.catalogCacheTtlSeconds}`);

@@ -1,14 +1,5 @@
-import {
-  Body,
-  Controller,
-  Get,
-  Header,
-  HttpCode,
-  Param,
-  Post,
-  Query,
-  UseInterceptors,
-} from '@nestjs/common';
+import { Controller, Get, Header, HttpCode, Post, UseInterceptors } from '@nestjs/common';
+import { ValidBody, ValidParams, ValidQuery } from '../common/validation.js';
 import { ApiTags } from '@nestjs/swagger';
 import type { ErrorCode } from '../common/errors/error-catalog.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
@@ -114,8 +105,8 @@ export class CheckoutPageController {
     errorNotes: { NOT_FOUND: 'No checkout has this token.', RATE_LIMITED: REFUSALS_NOTE },
   })
   async page(
-    @Param() params: CheckoutTokenParams,
-    @Query() query: CheckoutPageQuery,
+    @ValidParams() params: CheckoutTokenParams,
+    @ValidQuery() query: CheckoutPageQuery,
     @ClientAddress() address: string,
   ): Promise<WebAnswer> {
     const view = await this.checkouts.page(params.token, address);
@@ -137,7 +128,7 @@ export class CheckoutPageController {
     errorNotes: { NOT_FOUND: 'No checkout has this token.', RATE_LIMITED: REFUSALS_NOTE },
   })
   state(
-    @Param() params: CheckoutTokenParams,
+    @ValidParams() params: CheckoutTokenParams,
     @ClientAddress() address: string,
   ): Promise<CheckoutState> {
     return this.checkouts.state(params.token, address);
@@ -175,8 +166,8 @@ export class CheckoutPageController {
     },
   })
   choose(
-    @Param() params: CheckoutTokenParams,
-    @Body() input: ChoosePairDto,
+    @ValidParams() params: CheckoutTokenParams,
+    @ValidBody() input: ChoosePairDto,
     @ClientAddress() address: string,
   ): Promise<CheckoutState> {
     return this.checkouts.choose(params.token, input.nonce, input, address);
@@ -221,8 +212,8 @@ export class CheckoutPageController {
     },
   })
   decide(
-    @Param() params: CheckoutTokenParams,
-    @Body() input: SandboxOutcomeDto,
+    @ValidParams() params: CheckoutTokenParams,
+    @ValidBody() input: SandboxOutcomeDto,
     @ClientAddress() address: string,
   ): Promise<CheckoutState> {
     const decision =
@@ -254,8 +245,8 @@ export class CheckoutPageController {
     errorNotes: ACTION_NOTES,
   })
   cancel(
-    @Param() params: CheckoutTokenParams,
-    @Body() input: PageActionDto,
+    @ValidParams() params: CheckoutTokenParams,
+    @ValidBody() input: PageActionDto,
     @ClientAddress() address: string,
   ): Promise<CheckoutState> {
     return this.checkouts.cancel(params.token, input.nonce, address);

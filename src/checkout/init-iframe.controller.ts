@@ -1,4 +1,5 @@
-import { Body, Controller, Header, HttpCode, Post } from '@nestjs/common';
+import { Controller, Header, HttpCode, Post } from '@nestjs/common';
+import { ValidBody } from '../common/validation.js';
 import { ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../merchants/caller.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
@@ -65,7 +66,7 @@ export class InitIframeController {
     },
   })
   initIframe(
-    @Body() input: InitIframeDto,
+    @ValidBody() input: InitIframeDto,
     @CurrentCaller() caller: Caller,
   ): Promise<InitIframeAnswerDto> {
     return this.checkouts.initIframe(caller.merchantId, input);

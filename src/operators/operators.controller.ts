@@ -1,4 +1,5 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
+import { ValidBody, ValidParams, ValidQuery } from '../common/validation.js';
 import { ApiTags } from '@nestjs/swagger';
 import { PageQueryDto } from '../catalog/dto/page-query.dto.js';
 import type { Listing } from '../common/http/envelope.js';
@@ -35,7 +36,7 @@ export class OperatorsController {
     errorNotes: { CONFLICT: 'A working operator has this name.' },
   })
   create(
-    @Body() input: CreateOperatorDto,
+    @ValidBody() input: CreateOperatorDto,
     @CurrentOperatorCall() call: OperatorCall,
   ): Promise<CreatedOperatorDto> {
     return this.operators.create(input, call);
@@ -52,7 +53,7 @@ export class OperatorsController {
     responses: [{ status: 200, type: OperatorPageDto }],
     errors: ['INVALID_PARAMETER'],
   })
-  list(@Query() query: PageQueryDto): Promise<Listing<OperatorViewDto>> {
+  list(@ValidQuery() query: PageQueryDto): Promise<Listing<OperatorViewDto>> {
     return this.operators.list(query);
   }
 
@@ -71,7 +72,7 @@ export class OperatorsController {
     errorNotes: { NOT_FOUND: 'No operator has this id.' },
   })
   async revoke(
-    @Param() params: OperatorIdParams,
+    @ValidParams() params: OperatorIdParams,
     @CurrentOperatorCall() call: OperatorCall,
   ): Promise<void> {
     await this.operators.revoke(params.id, call);

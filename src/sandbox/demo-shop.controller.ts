@@ -1,4 +1,5 @@
-import { Body, Controller, Get, Header, Headers, HttpCode, Param, Post } from '@nestjs/common';
+import { Controller, Get, Header, Headers, HttpCode, Post } from '@nestjs/common';
+import { ValidBody, ValidParams } from '../common/validation.js';
 import { ApiTags } from '@nestjs/swagger';
 import { Endpoint } from '../http/endpoint.decorator.js';
 import { DemoShop } from './demo-shop.service.js';
@@ -74,7 +75,7 @@ export class DemoShopController {
     errors: ['INVALID_PARAMETER'],
   })
   start(
-    @Body() input: DemoPaymentRequestDto,
+    @ValidBody() input: DemoPaymentRequestDto,
     @ShopAddressOfRequest() at: ShopAddress,
   ): Promise<DemoPaymentStartedDto> {
     return this.shop.start(input, at);
@@ -96,7 +97,7 @@ export class DemoShopController {
     errorNotes: { NOT_FOUND: 'The shop started no such payment since the sandbox started.' },
   })
   payment(
-    @Param() params: DemoPaymentParams,
+    @ValidParams() params: DemoPaymentParams,
     @ShopAddressOfRequest() at: ShopAddress,
   ): Promise<DemoPaymentDto> {
     return this.shop.payment(params.validationKey, at);
@@ -141,8 +142,8 @@ export class DemoShopController {
     },
   })
   receive(
-    @Param() params: DemoCallbackParams,
-    @Body() body: { text: string },
+    @ValidParams() params: DemoCallbackParams,
+    @ValidBody() body: { text: string },
     @Headers() headers: Record<string, string | undefined>,
   ): void {
     this.shop.receive(params.kind, body, headers);
