@@ -60,6 +60,15 @@ describe('the audit chain appended by the units of SQLite group transactions', (
       if (label) statements.push(label);
       return run(sql, parameters);
     };
+    // The group's own statements sent together (SqliteGroupCommit), each labelled in its order.
+    const exec = sqlite.exec.bind(sqlite);
+    sqlite.exec = (batch) => {
+      for (const sql of batch) {
+        const label = labelOf(sql);
+        if (label) statements.push(label);
+      }
+      return exec(batch);
+    };
   });
   afterEach(async () => {
     await transactions.beforeApplicationShutdown();

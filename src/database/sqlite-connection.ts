@@ -71,6 +71,21 @@ export class SqliteConnection {
   }
 
   /**
+   * Runs statements without parameters one after another in one call of the driver (sqlite3's
+   * `Database#exec`): one hand-off to its thread pool for all of them. Stops at the first that
+   * fails, and rejects with its error.
+   */
+  exec(statements: readonly string[]): Promise<void> {
+    const database = this.database;
+    if (!database) return Promise.reject(new Error('The SQLite connection is not open'));
+    return new Promise((resolve, reject) => {
+      database.exec(statements.join(';\n'), (error: Error | null) =>
+        error ? reject(error) : resolve(),
+      );
+    });
+  }
+
+  /**
    * Finalizes every prepared statement: SQLite cannot close a connection while one is open, and
    * TypeORM closes it on shutdown.
    */

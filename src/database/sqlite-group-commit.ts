@@ -13,6 +13,10 @@ interface Unit<T = unknown> {
   reject(error: unknown): void;
 }
 
+/** What ends a unit that succeeded, and one that failed (undone to its savepoint). */
+const RELEASED = ['RELEASE unit'] as const;
+const ROLLED_BACK = ['ROLLBACK TO unit', 'RELEASE unit'] as const;
+
 /** What a unit came to inside its group, handed over only once the group's fate is known. */
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
@@ -20,6 +24,11 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 export interface GroupConnection {
   /** Runs one of the group's statements: BEGIN, SAVEPOINT, RELEASE, ROLLBACK (TO), COMMIT. */
   control(sql: string): Promise<unknown>;
+  /**
+   * Runs several of them in one round trip, in order, stopping at the first that fails (whose
+   * error it rejects with). Without it they are run one after another with `control`.
+   */
+  controls?(statements: readonly string[]): Promise<unknown>;
   tx: Tx;
   /** What the units learned in the transaction (the memo `tx` gives them), forgotten here. */
   memo?: TransactionMemo;
@@ -42,6 +51,13 @@ export interface GroupHooks {
  * COMMIT for all of them. So a burst of concurrent writes costs one COMMIT (one fsync of the log)
  * instead of one each. Each unit still gets exactly its own outcome: a unit that throws is rolled
  * back to its savepoint and its error is its answer; the others keep their writes.
+ *
+ * The statements that end a unit (RELEASE, after a failure ROLLBACK TO and RELEASE) are sent with
+ * the ones that come next (the next unit's SAVEPOINT, or COMMIT), in one round trip where the
+ * connection can (`controls`): every statement is a hand-off to the driver's thread pool and back,
+ * and the group's own were two of the eight of a report (docs/decisions.md, "What bounds writes on
+ * SQLite"). They run in order and stop at the first that fails, so nothing of what follows a
+ * RELEASE or ROLLBACK TO that failed runs.
  *
  * A unit's savepoint is released as soon as the unit ends. Left open until the group's COMMIT
  * (which commits every open savepoint: one statement fewer per unit), the units' savepoints nest,
@@ -140,9 +156,17 @@ export class SqliteGroupCommit {
     connection.memo?.forget();
     try {
       await this.begin(connection);
-      for (const unit of group) outcomes.push(await this.runUnit(connection, unit));
+      // What ends a unit (its RELEASE, or its ROLLBACK TO and RELEASE) is sent with what comes
+      // next (the next unit's SAVEPOINT, or COMMIT): one round trip between two units.
+      let ending: readonly string[] = [];
+      for (const unit of group) {
+        if (ending.length > 0) await this.send(connection, [...ending, 'SAVEPOINT unit']);
+        const outcome = await this.runUnit(connection, unit);
+        outcomes.push(outcome);
+        ending = outcome.ok ? RELEASED : ROLLED_BACK;
+      }
       this.hooks.assertWritable(); // before COMMIT: a gone file rolls the group back
-      await connection.control('COMMIT');
+      await this.send(connection, [...ending, 'COMMIT']);
     } catch (error) {
       await connection.control('ROLLBACK').catch(() => undefined); // none open: nothing to undo
       this.fail(group, error);
@@ -164,35 +188,42 @@ export class SqliteGroupCommit {
     });
   }
 
-  /** BEGIN IMMEDIATE; a transaction some failure left open is rolled back first. */
+  /**
+   * BEGIN IMMEDIATE and the first unit's SAVEPOINT; a transaction some failure left open is rolled
+   * back first.
+   */
   private async begin(connection: GroupConnection): Promise<void> {
     try {
-      await connection.control('BEGIN IMMEDIATE');
+      await this.send(connection, ['BEGIN IMMEDIATE', 'SAVEPOINT unit']);
     } catch (error) {
       if (!/within a transaction/i.test(String(error))) throw error;
       await connection.control('ROLLBACK');
-      await connection.control('BEGIN IMMEDIATE');
+      await this.send(connection, ['BEGIN IMMEDIATE', 'SAVEPOINT unit']);
     }
   }
 
+  /** The group's statements in order, in one round trip where the connection can. */
+  private async send(connection: GroupConnection, statements: readonly string[]): Promise<void> {
+    if (connection.controls) {
+      await connection.controls(statements);
+      return;
+    }
+    for (const sql of statements) await connection.control(sql);
+  }
+
   /**
-   * One unit in its savepoint. Its own error is its outcome; an error that may have ended the
-   * transaction, or a savepoint that cannot be released or rolled back to, ends the group.
+   * One unit, in the savepoint already set for it. Its own error is its outcome (it is rolled
+   * back to its savepoint with the statements that come after it); an error that may have ended
+   * the transaction ends the group.
    */
   private async runUnit(connection: GroupConnection, unit: Unit): Promise<Outcome> {
-    await connection.control('SAVEPOINT unit');
-    let value: unknown;
     try {
-      value = await unit.work(connection.tx);
+      return { ok: true, value: await unit.work(connection.tx) };
     } catch (error) {
       connection.memo?.forget();
       if (isDatabaseUnavailable(error)) throw error;
-      await connection.control('ROLLBACK TO unit');
-      await connection.control('RELEASE unit');
       return { ok: false, error };
     }
-    await connection.control('RELEASE unit');
-    return { ok: true, value };
   }
 
   /** None of the group's writes happened: every unit is told, the cause is noted once. */

@@ -316,6 +316,58 @@ describe('SqliteGroupCommit on a SQLite file', () => {
     ]);
   });
 
+  it('sends what ends a unit with what comes next, in one call of the driver, with the same outcomes', async () => {
+    const batches: string[][] = [];
+    group = new SqliteGroupCommit(
+      () => ({
+        control: (sql) => {
+          batches.push([sql]);
+          return sqlite.run(sql);
+        },
+        controls: (statements) => {
+          batches.push([...statements]);
+          return sqlite.exec(statements);
+        },
+        tx,
+      }),
+      {
+        assertWritable: () => undefined,
+        committed: (units) => groups.push(units),
+        refused: () => undefined,
+      },
+    );
+    const [, outcomes] = await groupOf([
+      unit(['a1', 'a2']),
+      unit(['b1', 'b2'], true),
+      unit(['c']),
+      unit(['d'], true),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'rejected',
+    ]);
+    expect(await committedNames()).toEqual(['a1', 'a2', 'c', 'first']);
+    expect(groups).toEqual([1, 4]);
+    expect(batches.slice(-5)).toEqual([
+      ['BEGIN IMMEDIATE', 'SAVEPOINT unit'],
+      ['RELEASE unit', 'SAVEPOINT unit'],
+      ['ROLLBACK TO unit', 'RELEASE unit', 'SAVEPOINT unit'],
+      ['RELEASE unit', 'SAVEPOINT unit'],
+      ['ROLLBACK TO unit', 'RELEASE unit', 'COMMIT'],
+    ]);
+  });
+
+  it('runs nothing of a batch after a statement of it that fails', async () => {
+    await expect(sqlite.exec(['BEGIN IMMEDIATE', 'RELEASE missing', 'COMMIT'])).rejects.toThrow(
+      /no such savepoint/,
+    );
+    // The COMMIT after the failed RELEASE did not run: the transaction is still open.
+    await expect(sqlite.run('BEGIN IMMEDIATE')).rejects.toThrow(/within a transaction/);
+    await sqlite.run('ROLLBACK');
+  });
+
   it('undoes failed units anywhere in a full group', async () => {
     const name = (i: number) => `u${String(i).padStart(2, '0')}`;
     const units = Array.from({ length: MAX_GROUP_UNITS }, (_, i) => unit([name(i)], i % 3 === 1));

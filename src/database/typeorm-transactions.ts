@@ -93,6 +93,7 @@ export class TypeOrmTransactions
             const memo = new TransactionMemo();
             connection = {
               control: held ? (sql) => held.run(sql) : (sql) => runner.query(sql),
+              controls: held && ((statements) => held.exec(statements)),
               tx: new TypeOrmTx(runner.manager, held, memo),
               memo,
             };
