@@ -98,6 +98,39 @@ describe('the audit chain', () => {
     expect(linkOf(reordered, KEY)).toBe(hash);
   });
 
+  it('writes the bytes of the generic canonical form: keys sorted by code unit, undefined fields left out', () => {
+    /** Object.entries, filtered, sorted with `<`, joined: the form the links were made with. */
+    const generic = (value: unknown): string => {
+      if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+      if (Array.isArray(value)) return `[${value.map(generic).join(',')}]`;
+      const entries = Object.entries(value as Record<string, unknown>)
+        .filter(([, field]) => field !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      return `{${entries.map(([key, field]) => `${JSON.stringify(key)}:${generic(field)}`).join(',')}}`;
+    };
+    const samples: unknown[] = [
+      {},
+      { z: undefined, a: undefined },
+      { b: undefined, a: 1 },
+      { Z: 1, a: 2, _: 3, '10': 4, '9': 5, é: 6, '😀': 7, ﬀ: 8, '"q"': 9, 'a\u0000b': 10 },
+      { at: new Date(0), list: [undefined, null, 1, 'x', { y: undefined, x: [] }], n: -0 },
+      {
+        changes: {
+          'paymentResponse.amount': { old: null, new: '12.50' },
+          status: { old: 'PENDING', new: 'FAILED' },
+        },
+      },
+      ['b', { d: 1, c: [{}] }],
+      'text',
+      12.5,
+      true,
+      null,
+      undefined,
+    ];
+    for (const sample of samples) expect(canonicalJson(sample)).toBe(generic(sample));
+    for (const event of extend([], 3)) expect(canonicalJson(event)).toBe(generic(event));
+  });
+
   it('makes each link an HMAC under the key: another key gives another link', () => {
     const made = content(1, GENESIS_HASH, keyring.current.id);
     expect(linkOf(made, KEY)).toMatch(/^[0-9a-f]{64}$/);

@@ -66,14 +66,26 @@ export function kindOfUnkeyed(operatorId: string | null): ActorKind {
   return operatorId === 'root' || operatorId === 'system' ? operatorId : 'operator';
 }
 
-/** JSON with object keys in sorted order: the same content always gives the same bytes. */
+/**
+ * JSON with object keys in sorted order (UTF-16 code units, as `<` compares strings): the same
+ * content always gives the same bytes. On the write path of every audited change, so written
+ * without the arrays of entries a generic version sorts and joins.
+ */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, field]) => field !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([key, field]) => `${JSON.stringify(key)}:${canonicalJson(field)}`).join(',')}}`;
+  const record = value as Record<string, unknown>;
+  // Array.prototype.sort's default order is the code-unit order of `<` on strings.
+  const keys = Object.keys(record).sort();
+  let json = '{';
+  let first = true;
+  for (const key of keys) {
+    const field = record[key];
+    if (field === undefined) continue;
+    json += `${first ? '' : ','}${JSON.stringify(key)}:${canonicalJson(field)}`;
+    first = false;
+  }
+  return `${json}}`;
 }
 
 /** The first link that does not hold, and why. */
