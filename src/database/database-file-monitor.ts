@@ -51,8 +51,11 @@ export class DatabaseFileMonitor implements OnApplicationBootstrap, OnModuleDest
     this.timer = setInterval(() => this.check(), CHECK_INTERVAL_MS).unref();
     const names = new Set(SUFFIXES.map((suffix) => basename(this.path + suffix)));
     try {
-      this.watcher = watch(dirname(this.path), (_event, name) => {
-        if (name === null || names.has(String(name))) this.check();
+      // A file deleted, or another put in its place, is a 'rename'. A 'change' (every write to
+      // the log) leaves the file what it was: looking at the files on each would cost three
+      // stat calls per event on the write path, and find nothing.
+      this.watcher = watch(dirname(this.path), (event, name) => {
+        if (event === 'rename' && (name === null || names.has(String(name)))) this.check();
       });
       this.watcher.on('error', () => this.watcher?.close());
       this.watcher.unref();
