@@ -251,6 +251,16 @@ describe('payment sessions: operator reports and the state machine (e2e)', () =>
       expectEnvelope(await status(key), 404, 'TRANSACTION_FAILED');
     });
 
+    it('judges a report of an existing session by the session: an unknown merchantId is a 409, not an unknown merchant', async () => {
+      const key = newKey('known_session_unknown_merchant');
+      await create(key, reportOf('PENDING'));
+      const before = await snapshot(key);
+      const r = await put(key, { merchantId: 'nobody', status: 'PENDING' });
+      const errors = expectEnvelope(r, 409, 'CONFLICT');
+      expect(errors[0].message).toMatch(/belongs to another merchant/);
+      await expectUnchanged(key, before);
+    });
+
     it('accepts validation keys of up to 255 characters end to end', async () => {
       for (const length of [101, 255]) {
         const key = `vk_long_${length}_`.padEnd(length, 'x');

@@ -237,12 +237,19 @@ export class PaymentSessionService {
   ): Promise<ReportResult> {
     this.validate(validationKey, report);
     const next = toStoredReport(report);
-    const current = await this.sessions.findIn(tx, validationKey);
+    // The merchant matters only to a new session; read with the session, it costs no statement
+    // of its own (docs/decisions.md, "What bounds writes on SQLite").
+    const { session: current, merchantExists } = await this.sessions.findWithMerchantIn(
+      tx,
+      validationKey,
+      report.merchantId,
+      (t, merchantId) => this.merchants.exists(t, merchantId),
+    );
     const only = options.onlyFrom;
     if (only && (!current || !only.statuses.includes(current.status))) {
       throw new ApiError('CONFLICT', { message: only.conflict });
     }
-    if (!current && !(await this.merchants.exists(tx, report.merchantId))) throw unknownMerchant();
+    if (!current && !merchantExists) throw unknownMerchant();
     const change = sessionChange(validationKey, report, next, current);
     if (
       change.outcome === 'created' &&

@@ -39,6 +39,14 @@ const SELECT_SESSIONS =
 const SELECT_LISTED =
   SELECT_SESSIONS.replace(' FROM payment_session', '') +
   ', created_at_ms AS "createdAtMs", created_by AS "createdBy" FROM payment_session';
+/**
+ * The session by key (a row of nulls when there is none) and whether a merchant has the given id:
+ * a report's two reads in one statement (docs/decisions.md, "What bounds writes on SQLite").
+ */
+const SELECT_SESSION_WITH_MERCHANT =
+  SELECT_SESSIONS.replace(' FROM payment_session', '') +
+  ', EXISTS (SELECT 1 FROM merchant WHERE id = ?) AS "merchantExists" ' +
+  'FROM (SELECT 1 AS one) AS lone LEFT JOIN payment_session ON validation_key = ?';
 const HISTORY_SQL =
   'SELECT version, from_status AS "fromStatus", to_status AS "toStatus", ' +
   'detailed_status AS "detailedStatus", actor, at FROM payment_session_transition ' +
@@ -146,6 +154,25 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
       [validationKey],
     );
     return rows[0] && fromRow(rows[0]);
+  }
+
+  override async findWithMerchantIn(
+    tx: Tx,
+    validationKey: string,
+    merchantId: string,
+  ): Promise<{ session: SessionRecord | undefined; merchantExists: boolean }> {
+    const { rows } = await execute<SessionRecord & { merchantExists: unknown }>(
+      tx,
+      SELECT_SESSION_WITH_MERCHANT,
+      [merchantId, validationKey],
+    );
+    // One row always: the session's columns are null when there is none.
+    const { merchantExists, ...row } = rows[0];
+    return {
+      session: row.validationKey == null ? undefined : fromRow(row),
+      // SQLite answers 0 or 1, PostgreSQL a boolean.
+      merchantExists: Boolean(merchantExists),
+    };
   }
 
   async insert(tx: Tx, session: SessionRecord, createdBy?: Actor): Promise<boolean> {
