@@ -96,6 +96,12 @@ export interface ApplyOptions {
    * the version the update is conditional on); otherwise a 409 CONFLICT with `conflict`.
    */
   onlyFrom?: { statuses: readonly PaymentStatus[]; conflict: string };
+  /**
+   * The caller's own writes about the change (an operator's audit event), made once the session
+   * is written and only when the report changed something: sent together with the transition and
+   * its callback, when there is one (one round trip of the transaction rather than two).
+   */
+  alongside?: (result: ReportResult) => Promise<void>;
 }
 
 /** Lost a race with another writer; the report is judged again against the new state. */
@@ -186,21 +192,22 @@ export class PaymentSessionService {
       id: call.operator.id,
       name: call.operator.name,
     };
-    return this.transact(async (tx) => {
-      const result = await this.apply(tx, validationKey, report, { callbacks: true, actor });
-      if (result.outcome !== 'unchanged') {
-        await this.audit.record(tx, call, {
-          target: validationKey,
-          outcome: result.outcome === 'created' ? 201 : 200,
-          changes: changesBetween(
-            result.previous && audited(result.previous),
-            audited(result.session),
-            PERSONAL_FIELDS.map((field) => `paymentResponse.${field}`),
-          ),
-        });
-      }
-      return result;
-    });
+    return this.transact((tx) =>
+      this.apply(tx, validationKey, report, {
+        callbacks: true,
+        actor,
+        alongside: (result) =>
+          this.audit.record(tx, call, {
+            target: validationKey,
+            outcome: result.outcome === 'created' ? 201 : 200,
+            changes: changesBetween(
+              result.previous && audited(result.previous),
+              audited(result.session),
+              PERSONAL_FIELDS.map((field) => `paymentResponse.${field}`),
+            ),
+          }),
+      }),
+    );
   }
 
   /**
@@ -268,8 +275,10 @@ export class PaymentSessionService {
     ) {
       throw new StaleVersion();
     }
-    if (change.transitioned) await this.transitioned(tx, change.session, change.previous, options);
-    return { outcome: change.outcome, session: change.session, previous: change.previous };
+    const result = { outcome: change.outcome, session: change.session, previous: change.previous };
+    if (change.transitioned) await this.transitioned(tx, result, options);
+    else if (change.outcome !== 'unchanged') await options.alongside?.(result);
+    return result;
   }
 
   /**
@@ -460,19 +469,20 @@ export class PaymentSessionService {
   /**
    * Records the transition and, inside the same transaction, the callback it causes: a session
    * that becomes SUCCESSFUL, FAILED or NOT_COMPLETED calls the merchant back (SUCCESSFUL on its
-   * returnUrl, the others on errorUrl, else returnUrl; no URL, no callback).
+   * returnUrl, the others on errorUrl, else returnUrl; no URL, no callback); and the caller's
+   * writes about the change (`alongside`).
    */
-  private async transitioned(
-    tx: Tx,
-    session: SessionRecord,
-    previous: SessionRecord | null,
-    options: ApplyOptions,
-  ): Promise<void> {
+  private async transitioned(tx: Tx, result: ReportResult, options: ApplyOptions): Promise<void> {
+    const { session, previous } = result;
     const transition = this.recordTransition(tx, session, previous, options.actor);
     const callback = options.callbacks ? callbackOf(session) : undefined;
-    // Two rows independent of each other: sent together, one round trip of the transaction
-    // rather than two (a serialised SQLite write waits an event-loop turn for each).
-    await allStatements([transition, callback && this.outbox.enqueue(tx, callback)]);
+    // Rows independent of each other: sent together, one round trip of the transaction rather
+    // than one each (a serialised SQLite write waits an event-loop turn for each).
+    await allStatements([
+      transition,
+      callback && this.outbox.enqueue(tx, callback),
+      options.alongside?.(result),
+    ]);
   }
 
   private recordTransition(
