@@ -95,7 +95,7 @@ class RememberingValidationPipe extends ValidationPipe {
  * The pipe of the DTO parameters (below): bound to them, not global. A global pipe runs on every
  * parameter of every route, the status lookup's key and caller included, through Nest's
  * asynchronous pipe chain; bound to the DTOs only, a route without one runs no pipe (measured:
- * bench/README.md, "History"). eslint.config.mjs refuses `@Body()`, `@Query()` and `@Param()`
+ * bench/README.md, "Results"). eslint.config.mjs refuses `@Body()`, `@Query()` and `@Param()`
  * without a pipe, so a DTO cannot miss it.
  */
 const VALIDATION_PIPE = createValidationPipe();
