@@ -19,7 +19,7 @@ import {
   TEST_DIALECT,
   TestApp,
 } from './support/test-app.js';
-import { runSeed } from './support/main-process.js';
+import { PROCESS_TEST_TIMEOUT_MS, runSeed } from './support/main-process.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -346,80 +346,90 @@ describe('operators from a seed file (e2e)', () => {
       body: { merchantId: 'acme', status: 'PENDING' },
     });
 
-  it('creates operators whose tokens, printed once, work with their role at once', async () => {
-    await t.seed({ merchants: [{ id: 'acme', name: 'Acme' }] });
-    const file = { operators: [{ name: 'seeded-watcher', role: 'viewer' }] };
+  it(
+    'creates operators whose tokens, printed once, work with their role at once',
+    async () => {
+      await t.seed({ merchants: [{ id: 'acme', name: 'Acme' }] });
+      const file = { operators: [{ name: 'seeded-watcher', role: 'viewer' }] };
 
-    const dry = await seed(file, '--dry-run');
-    expect(dry).toMatchObject({ code: 0, err: [] });
-    expect(dry.out).toEqual([
-      `${dry.path}: dry run, nothing written; the file would load 0 crypto pairs (0 added or changed), ` +
-        '0 merchants (0 added or changed), 0 payment sessions (0 created, 0 updated, 0 unchanged), ' +
-        '1 operators (1 created, 0 given a new role)',
-    ]);
-    const before = await http(`${t.url}/admin/operators?size=100`, { headers: adminHeaders });
-    expect(before.text).not.toContain('seeded-watcher');
+      const dry = await seed(file, '--dry-run');
+      expect(dry).toMatchObject({ code: 0, err: [] });
+      expect(dry.out).toEqual([
+        `${dry.path}: dry run, nothing written; the file would load 0 crypto pairs (0 added or changed), ` +
+          '0 merchants (0 added or changed), 0 payment sessions (0 created, 0 updated, 0 unchanged), ' +
+          '1 operators (1 created, 0 given a new role)',
+      ]);
+      const before = await http(`${t.url}/admin/operators?size=100`, { headers: adminHeaders });
+      expect(before.text).not.toContain('seeded-watcher');
 
-    const run = await seed(file);
-    expect(run).toMatchObject({ code: 0, err: [] });
-    expect(run.out).toHaveLength(2);
-    expect(run.out[0]).toMatch(/1 operators \(1 created, 0 given a new role\)$/);
-    const token =
-      /^.*: operator seeded-watcher \(viewer\) created; its token, shown only now: (op_[A-Za-z0-9_-]{43})$/.exec(
-        run.out[1],
-      )?.[1];
-    expect(token).toBeDefined();
-    expect(await t.dump()).not.toContain(token);
+      const run = await seed(file);
+      expect(run).toMatchObject({ code: 0, err: [] });
+      expect(run.out).toHaveLength(2);
+      expect(run.out[0]).toMatch(/1 operators \(1 created, 0 given a new role\)$/);
+      const token =
+        /^.*: operator seeded-watcher \(viewer\) created; its token, shown only now: (op_[A-Za-z0-9_-]{43})$/.exec(
+          run.out[1],
+        )?.[1];
+      expect(token).toBeDefined();
+      expect(await t.dump()).not.toContain(token);
 
-    expect((await http(`${t.url}/admin/merchants`, { headers: bearer(token!) })).status).toBe(200);
-    expectEnvelope(await report(token!), 403, 'FORBIDDEN');
+      expect((await http(`${t.url}/admin/merchants`, { headers: bearer(token!) })).status).toBe(
+        200,
+      );
+      expectEnvelope(await report(token!), 403, 'FORBIDDEN');
 
-    // The same file again: nothing created, no token printed.
-    const again = await seed(file);
-    expect(again.out).toEqual([
-      expect.stringMatching(/1 operators \(0 created, 0 given a new role\)$/),
-    ]);
+      // The same file again: nothing created, no token printed.
+      const again = await seed(file);
+      expect(again.out).toEqual([
+        expect.stringMatching(/1 operators \(0 created, 0 given a new role\)$/),
+      ]);
 
-    const events = await auditEvents(t, '&action=seedOperator');
-    expect(events).toEqual([
-      expect.objectContaining({
-        operator: expect.objectContaining({ name: 'system' }),
-        outcome: 201,
-        changes: {
-          name: { old: null, new: 'seeded-watcher' },
-          role: { old: null, new: 'viewer' },
-          token: { old: null, new: '[redacted]' },
-        },
-      }),
-    ]);
-  });
+      const events = await auditEvents(t, '&action=seedOperator');
+      expect(events).toEqual([
+        expect.objectContaining({
+          operator: expect.objectContaining({ name: 'system' }),
+          outcome: 201,
+          changes: {
+            name: { old: null, new: 'seeded-watcher' },
+            role: { old: null, new: 'viewer' },
+            token: { old: null, new: '[redacted]' },
+          },
+        }),
+      ]);
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 
-  it('gives a seeded operator a new role; the running service applies it within its token cache time', async () => {
-    const run = await seed({ operators: [{ name: 'seeded-clerk', role: 'viewer' }] });
-    const token = run.out[1].split(': ').pop()!;
-    // The service keeps the token (with its role) from this request on.
-    const cachedAt = Date.now();
-    expectEnvelope(await report(token), 403, 'FORBIDDEN');
+  it(
+    'gives a seeded operator a new role; the running service applies it within its token cache time',
+    async () => {
+      const run = await seed({ operators: [{ name: 'seeded-clerk', role: 'viewer' }] });
+      const token = run.out[1].split(': ').pop()!;
+      // The service keeps the token (with its role) from this request on.
+      const cachedAt = Date.now();
+      expectEnvelope(await report(token), 403, 'FORBIDDEN');
 
-    const promoted = await seed({ operators: [{ name: 'seeded-clerk', role: 'payments' }] });
-    expect(promoted.out).toEqual([
-      expect.stringMatching(/1 operators \(0 created, 1 given a new role\)$/),
-    ]);
-    // On PostgreSQL the change feed tells the service at once; a SQLite service trusts what it
-    // kept of a token for TOKEN_CACHE_TTL_MS.
-    const deadline = Date.now() + TOKEN_CACHE_TTL_MS + 5000;
-    let status = (await report(token)).status;
-    while (status === 403 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      status = (await report(token)).status;
-    }
-    expect(status).toBe(201);
-    // On PostgreSQL, only the change feed applies the new role before what was kept expires (a
-    // second of margin).
-    if (TEST_DIALECT === 'postgres') {
-      expect(Date.now() - cachedAt).toBeLessThan(TOKEN_CACHE_TTL_MS - 1000);
-    }
-  }, 60_000);
+      const promoted = await seed({ operators: [{ name: 'seeded-clerk', role: 'payments' }] });
+      expect(promoted.out).toEqual([
+        expect.stringMatching(/1 operators \(0 created, 1 given a new role\)$/),
+      ]);
+      // On PostgreSQL the change feed tells the service at once; a SQLite service trusts what it
+      // kept of a token for TOKEN_CACHE_TTL_MS.
+      const deadline = Date.now() + TOKEN_CACHE_TTL_MS + 5000;
+      let status = (await report(token)).status;
+      while (status === 403 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        status = (await report(token)).status;
+      }
+      expect(status).toBe(201);
+      // On PostgreSQL, only the change feed applies the new role before what was kept expires (a
+      // second of margin).
+      if (TEST_DIALECT === 'postgres') {
+        expect(Date.now() - cachedAt).toBeLessThan(TOKEN_CACHE_TTL_MS - 1000);
+      }
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 
   it('refuses a bad operator record, naming it, and writes nothing', async () => {
     const run = await seed({

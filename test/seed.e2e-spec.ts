@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { seedCommand, seedContext } from '../src/cli/seed-command.js';
 import { AppConfig, loadConfig } from '../src/config/app-config.js';
-import { runSeed } from './support/main-process.js';
+import { PROCESS_TEST_TIMEOUT_MS, runSeed } from './support/main-process.js';
 import { http, startTestApp, successfulResponse } from './support/test-app.js';
 
 const CATALOG = '/api/crypto-currency-protocol-processors';
@@ -538,36 +538,44 @@ describe('seed command (e2e)', () => {
     expect(run.err[0]).toContain('--dry-run');
   });
 
-  it('is visible at once to a running app, despite its catalog cache', async () => {
-    const t = await startTestApp();
-    try {
-      await t.seed({ cryptoPairs: [pair('USDT', 'TRC20', 'IE'), pair('USDT', 'ERC20', 'IE')] });
-      const query = t.url + CATALOG + '?countryCode=PT';
-      const ieQuery = t.url + CATALOG + '?countryCode=IE';
-      // Read (and so cache) the exact queries first.
-      expect((await http(query)).body.page.total).toBe(0);
-      expect((await http(query)).body.page.total).toBe(0);
-      expect((await http(ieQuery)).body.page.total).toBe(2);
+  it(
+    'is visible at once to a running app, despite its catalog cache',
+    async () => {
+      const t = await startTestApp();
+      try {
+        await t.seed({ cryptoPairs: [pair('USDT', 'TRC20', 'IE'), pair('USDT', 'ERC20', 'IE')] });
+        const query = t.url + CATALOG + '?countryCode=PT';
+        const ieQuery = t.url + CATALOG + '?countryCode=IE';
+        // Read (and so cache) the exact queries first.
+        expect((await http(query)).body.page.total).toBe(0);
+        expect((await http(query)).body.page.total).toBe(0);
+        expect((await http(ieQuery)).body.page.total).toBe(2);
 
-      // The command runs in a process of its own, as beside a service in production.
-      const run = await runSeed(
-        [file({ cryptoPairs: [pair('USDT', 'TRC20', 'PT'), pair('USDT', 'ERC20', 'IE', false)] })],
-        { DATABASE_URL: t.config.databaseUrl },
-      );
-      expect(run).toMatchObject({ code: 0, err: [] });
+        // The command runs in a process of its own, as beside a service in production.
+        const run = await runSeed(
+          [
+            file({
+              cryptoPairs: [pair('USDT', 'TRC20', 'PT'), pair('USDT', 'ERC20', 'IE', false)],
+            }),
+          ],
+          { DATABASE_URL: t.config.databaseUrl },
+        );
+        expect(run).toMatchObject({ code: 0, err: [] });
 
-      const after = await http(query);
-      expect(after.status).toBe(200);
-      expect(after.body.page.total).toBe(1);
-      expect(after.body.payload).toEqual([
-        { currencyCode: 'USDT', currencyName: 'USDT coin', protocol: 'TRC20', countryCode: 'PT' },
-      ]);
-      const ie = await http(ieQuery);
-      expect(ie.body.payload.map((p: { protocol: string }) => p.protocol)).toEqual(['TRC20']);
-    } finally {
-      await t.close();
-    }
-  });
+        const after = await http(query);
+        expect(after.status).toBe(200);
+        expect(after.body.page.total).toBe(1);
+        expect(after.body.payload).toEqual([
+          { currencyCode: 'USDT', currencyName: 'USDT coin', protocol: 'TRC20', countryCode: 'PT' },
+        ]);
+        const ie = await http(ieQuery);
+        expect(ie.body.payload.map((p: { protocol: string }) => p.protocol)).toEqual(['TRC20']);
+      } finally {
+        await t.close();
+      }
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 });
 
 function escape(text: string): string {

@@ -1,10 +1,11 @@
+import { jest } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '../src/cli/serve.js';
 import { loadConfig } from '../src/config/app-config.js';
-import { startMain } from './support/main-process.js';
+import { PROCESS_TEST_TIMEOUT_MS, startMain } from './support/main-process.js';
 import { http, TEST_CALLBACK_SECRET_KEY, TEST_AUDIT_KEY } from './support/test-app.js';
 
 /**
@@ -18,6 +19,9 @@ function runMain(env: Record<string, string>) {
     timeout: 60_000,
   });
 }
+
+// Every test starts the built entry point in a process of its own.
+jest.setTimeout(PROCESS_TEST_TIMEOUT_MS);
 
 describe('start-up (e2e)', () => {
   let dir: string;

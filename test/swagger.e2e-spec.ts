@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expectEnvelope, http, startTestApp, TestApp } from './support/test-app.js';
-import { startMain } from './support/main-process.js';
+import { PROCESS_TEST_TIMEOUT_MS, startMain } from './support/main-process.js';
 import { ErrorKind } from '../src/common/errors/error-catalog.js';
 import { API_VERSION_HEADER, REQUEST_ID_HEADER } from '../src/openapi/endpoint-docs.js';
 import {
@@ -560,22 +560,26 @@ describe('OpenAPI document (e2e)', () => {
     expect(init.text).toMatch(/"persistAuthorization":\s*false/);
   });
 
-  it('is the same document when served by the built entry point (node dist/main.js)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gateway-docs-'));
-    const main = await startMain({
-      DATABASE_URL: `sqlite:${join(dir, 'gateway.sqlite')}`,
-      LOG_LEVEL: 'silent',
-    });
-    try {
-      const built = await http(`${main.url}/docs-json`);
-      expect(built.status).toBe(200);
-      expect(built.body).toEqual(doc);
-    } finally {
-      main.child.kill('SIGKILL');
-      await main.exited;
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  it(
+    'is the same document when served by the built entry point (node dist/main.js)',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'gateway-docs-'));
+      const main = await startMain({
+        DATABASE_URL: `sqlite:${join(dir, 'gateway.sqlite')}`,
+        LOG_LEVEL: 'silent',
+      });
+      try {
+        const built = await http(`${main.url}/docs-json`);
+        expect(built.status).toBe(200);
+        expect(built.body).toEqual(doc);
+      } finally {
+        main.child.kill('SIGKILL');
+        await main.exited;
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 
   it('serves the Swagger UI page at /docs with its assets', async () => {
     const page = await http(t.url + '/docs');

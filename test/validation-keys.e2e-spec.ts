@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { runSeed } from './support/main-process.js';
+import { PROCESS_TEST_TIMEOUT_MS, runSeed } from './support/main-process.js';
 import { adminHeaders, expectEnvelope, http, startTestApp, TestApp } from './support/test-app.js';
 
 const RULE = 'must be 1 to 255 printable ASCII characters without "/"';
@@ -146,6 +146,7 @@ describe('validation keys (e2e)', () => {
         ]);
         expect(existsSync(join(dir, 'db.sqlite'))).toBe(false);
       },
+      PROCESS_TEST_TIMEOUT_MS,
     );
   });
 });

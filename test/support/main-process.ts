@@ -1,6 +1,14 @@
 import { ChildProcess, execFile, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 
+/**
+ * Time budget of a test that starts processes of its own (`dist/main.js`, the seed command). It
+ * bounds a failure, it does not measure speed: a start costs about 1.8 s of CPU on an idle
+ * two-core machine (mostly loading modules), several times that while another test worker runs
+ * the several-instance suites with their servers.
+ */
+export const PROCESS_TEST_TIMEOUT_MS = 120_000;
+
 export interface MainProcess {
   child: ChildProcess;
   url: string;
