@@ -9,7 +9,7 @@ import { GeneralRateLimit } from '../rate-limits/general-rate-limit.js';
 import { MAX_API_KEY_LENGTH } from '../merchants/api-key.js';
 import { attachCaller } from '../merchants/caller.js';
 import { attachOperatorCall } from '../operators/operator-call.js';
-import type { DeclaredAccess } from '../http/endpoint.decorator.js';
+import type { DeclaredAccess } from './declared-access.js';
 import { requestIdOf } from '../logging/logging.js';
 import {
   KeyResolver,

@@ -1,7 +1,8 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ACCESS, type DeclaredAccess } from './endpoint.decorator.js';
+import type { DeclaredAccess } from '../access/declared-access.js';
+import { ACCESS } from './endpoint.decorator.js';
 import { AccessPolicy } from '../access/access-policy.js';
 import { pathOf } from './paths.js';
 import { rawOf, requestTargetOf } from './raw.js';

@@ -1,3 +1,4 @@
+import type { DeclaredAccess } from '../access/declared-access.js';
 import type { OperatorRole } from '../operators/operator-role.js';
 import { SetMetadata, Type, UseInterceptors, applyDecorators } from '@nestjs/common';
 import type { ApiParamOptions, ApiResponseOptions, ExampleObject } from '@nestjs/swagger';
@@ -5,24 +6,7 @@ import type { ErrorCode } from '../common/errors/error-catalog.js';
 import { endpointDocs, routeErrors, type PathAlias } from '../openapi/endpoint-docs.js';
 import { JsonBodyInterceptor } from './json-body.interceptor.js';
 
-/** Who may call a route: a merchant with an API key, an operator with a bearer token, or anyone. */
-export type Access = 'merchant' | 'operator' | 'public';
-
-/** What the access guard reads of a route's declaration. */
-export interface DeclaredAccess {
-  access: Access;
-  /** The role an operator route needs. */
-  role?: OperatorRole;
-  /** The operationId: what the audit trail calls the request. */
-  action: string;
-  /** The status the route answers with when all goes well. */
-  status: number;
-  /**
-   * The route reads or writes the database: every merchant and operator route, and a public one
-   * that declares SERVICE_UNAVAILABLE among its errors.
-   */
-  usesDatabase?: boolean;
-}
+/** The metadata key of a route's DeclaredAccess (src/access/declared-access.ts). */
 export const ACCESS = 'access';
 
 /**

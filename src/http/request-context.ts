@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { LOGGER } from '../logging/logger.token.js';
 import { logCompletion, requestIdOf } from '../logging/logging.js';
-import { loggableUrl } from './paths.js';
+import { loggableUrl } from '../logging/loggable-url.js';
 import { RequestObserver } from './ports.js';
 import { rawOf, requestTargetOf } from './raw.js';
 import { RouteCatalog } from './routes.js';

@@ -13,7 +13,8 @@ import type { HeaderObject, HeadersObject } from '@nestjs/swagger';
 import { ErrorCode, ErrorKind, MAX_BODY_BYTES } from '../common/errors/error-catalog.js';
 import { ErrorEnvelopeDto } from '../common/http/error-envelope.dto.js';
 import { MAX_JSON_DEPTH } from '../common/http/json-depth.js';
-import type { Access, EndpointOptions } from '../http/endpoint.decorator.js';
+import type { Access } from '../access/declared-access.js';
+import type { EndpointOptions } from '../http/endpoint.decorator.js';
 import { ROLES_INCLUDING, type OperatorRole } from '../operators/operator-role.js';
 
 /**
