@@ -56,8 +56,8 @@ function request(validationKey: string, overrides: Partial<InitIframeDto> = {}):
 /** The checkout service wired as its module wires it, over in-memory stores. */
 async function setup(env: Record<string, string> = {}) {
   const config = loadConfig({ CHECKOUT_SANDBOX: 'true', ...env });
-  const sessions = new InMemoryPaymentSessions();
   const merchantStore = new InMemoryMerchants();
+  const sessions = new InMemoryPaymentSessions(merchantStore);
   const outbox = new InMemoryCallbackOutbox();
   const events = new InMemoryAuditEvents();
   const pairs = new InMemoryCryptoPairs();

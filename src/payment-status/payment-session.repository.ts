@@ -77,23 +77,14 @@ export abstract class PaymentSessionRepository {
   abstract findIn(tx: Tx, validationKey: string): Promise<SessionRecord | undefined>;
 
   /**
-   * The session by key inside a transaction and, when there is none, whether `merchantId` names a
-   * merchant (the owner of a new session): by `merchantExists` here, after the session's read; a
-   * repository may read both in one statement. `merchantExists` is undefined when the session
-   * exists and it was not asked.
+   * The session by key inside a transaction, and whether `merchantId` names a merchant (the owner
+   * of a new session): a report's two reads, in one statement where the database allows.
    */
-  async findWithMerchantIn(
+  abstract findWithMerchantIn(
     tx: Tx,
     validationKey: string,
     merchantId: string,
-    merchantExists: (tx: Tx, merchantId: string) => Promise<boolean>,
-  ): Promise<{ session: SessionRecord | undefined; merchantExists: boolean | undefined }> {
-    const session = await this.findIn(tx, validationKey);
-    return {
-      session,
-      merchantExists: session ? undefined : await merchantExists(tx, merchantId),
-    };
-  }
+  ): Promise<{ session: SessionRecord | undefined; merchantExists: boolean }>;
 
   /** Inserts a new session, made by `createdBy`; false when a session with this key exists already. */
   abstract insert(tx: Tx, session: SessionRecord, createdBy?: Actor): Promise<boolean>;

@@ -27,8 +27,8 @@ function reportOf(status: PaymentStatus, extra: Record<string, unknown> = {}): P
 }
 
 async function setup() {
-  const sessions = new InMemoryPaymentSessions();
   const merchantStore = new InMemoryMerchants();
+  const sessions = new InMemoryPaymentSessions(merchantStore);
   const outbox = new InMemoryCallbackOutbox();
   const events = new InMemoryAuditEvents();
   const transactions = new InMemoryTransactions(sessions, merchantStore, outbox, events);

@@ -250,7 +250,6 @@ export class PaymentSessionService {
       tx,
       validationKey,
       report.merchantId,
-      (t, merchantId) => this.merchants.exists(t, merchantId),
     );
     const only = options.onlyFrom;
     if (only && (!current || !only.statuses.includes(current.status))) {

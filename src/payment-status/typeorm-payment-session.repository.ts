@@ -30,22 +30,23 @@ import type { StoredReport } from './payment-status.shapes.js';
 import { isFinal } from './payment-status.types.js';
 import { holdsPersonalData } from './personal-data.js';
 
-const SELECT_SESSIONS =
-  'SELECT validation_key AS "validationKey", merchant_id AS "merchantId", status, ' +
+/** A SessionRecord's columns, as read. */
+const SESSION_FIELDS =
+  'validation_key AS "validationKey", merchant_id AS "merchantId", status, ' +
   'detailed_status AS "detailedStatus", error_message AS "errorMessage", ' +
   'payment_response AS "paymentResponse", return_url AS "returnUrl", error_url AS "errorUrl", ' +
-  'version, personal_data_erased_at AS "personalDataErasedAt" FROM payment_session';
+  'version, personal_data_erased_at AS "personalDataErasedAt"';
+const SELECT_SESSIONS = `SELECT ${SESSION_FIELDS} FROM payment_session`;
 /** A session with who created it and when, as the operator lists it. */
 const SELECT_LISTED =
-  SELECT_SESSIONS.replace(' FROM payment_session', '') +
-  ', created_at_ms AS "createdAtMs", created_by AS "createdBy" FROM payment_session';
+  `SELECT ${SESSION_FIELDS}, created_at_ms AS "createdAtMs", created_by AS "createdBy" ` +
+  'FROM payment_session';
 /**
  * The session by key (a row of nulls when there is none) and whether a merchant has the given id:
  * a report's two reads in one statement (docs/decisions.md, "What bounds writes on SQLite").
  */
 const SELECT_SESSION_WITH_MERCHANT =
-  SELECT_SESSIONS.replace(' FROM payment_session', '') +
-  ', EXISTS (SELECT 1 FROM merchant WHERE id = ?) AS "merchantExists" ' +
+  `SELECT ${SESSION_FIELDS}, EXISTS (SELECT 1 FROM merchant WHERE id = ?) AS "merchantExists" ` +
   'FROM (SELECT 1 AS one) AS lone LEFT JOIN payment_session ON validation_key = ?';
 const HISTORY_SQL =
   'SELECT version, from_status AS "fromStatus", to_status AS "toStatus", ' +
@@ -156,7 +157,7 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
     return rows[0] && fromRow(rows[0]);
   }
 
-  override async findWithMerchantIn(
+  async findWithMerchantIn(
     tx: Tx,
     validationKey: string,
     merchantId: string,

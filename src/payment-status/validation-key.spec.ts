@@ -38,8 +38,8 @@ const POSSIBLE_KEYS: [string, string][] = [
 ];
 
 async function setup() {
-  const sessions = new InMemoryPaymentSessions();
   const merchantStore = new InMemoryMerchants();
+  const sessions = new InMemoryPaymentSessions(merchantStore);
   const outbox = new InMemoryCallbackOutbox();
   const events = new InMemoryAuditEvents();
   const transactions = new InMemoryTransactions(sessions, merchantStore, outbox, events);

@@ -1,4 +1,5 @@
 import type { Tx } from '../../src/database/transactions.js';
+import type { MerchantRepository } from '../../src/merchants/merchant.repository.js';
 import type { Actor } from '../../src/payment-status/actor.js';
 import {
   CallbackUrls,
@@ -31,6 +32,11 @@ interface State {
 }
 
 export class InMemoryPaymentSessions extends PaymentSessionRepository implements Rollbackable {
+  /** `merchants`: where a report's owner is looked up (findWithMerchantIn). */
+  constructor(private readonly merchants: MerchantRepository) {
+    super();
+  }
+
   private state: State = { sessions: new Map(), transitions: new Map() };
   /** Hot-path reads made, to check what the service keeps in memory. */
   reads = 0;
@@ -57,6 +63,15 @@ export class InMemoryPaymentSessions extends PaymentSessionRepository implements
   async findIn(_tx: Tx, validationKey: string): Promise<SessionRecord | undefined> {
     const session = this.state.sessions.get(validationKey);
     return session && copy(session);
+  }
+
+  async findWithMerchantIn(
+    tx: Tx,
+    validationKey: string,
+    merchantId: string,
+  ): Promise<{ session: SessionRecord | undefined; merchantExists: boolean }> {
+    const session = await this.findIn(tx, validationKey);
+    return { session, merchantExists: (await this.merchants.find(tx, merchantId)) !== undefined };
   }
 
   async insert(_tx: Tx, session: SessionRecord, createdBy?: Actor): Promise<boolean> {
