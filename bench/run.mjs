@@ -154,6 +154,7 @@ async function startService(platform, database, build, context, instance = '') {
   const env = { ...process.env };
   for (const variable of IGNORED_ENV) delete env[variable];
   Object.assign(env, {
+    ...build.nodeEnv,
     NODE_ENV: 'production',
     PORT: String(port),
     HOST: '127.0.0.1',

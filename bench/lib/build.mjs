@@ -58,17 +58,32 @@ export function workingTreeState(root = ROOT) {
   }
 }
 
+/** The last command of an npm script (`start:prod`, `seed`), as words. */
+function scriptWords(root, script) {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  return (pkg.scripts?.[script] ?? '').split('&&').at(-1).trim().split(/\s+/);
+}
+
 /** The `--…` Node flags of an npm script (`start:prod`, `seed`): the service runs as deployed. */
 export function scriptNodeFlags(root, script) {
-  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  const command = (pkg.scripts?.[script] ?? '').split('&&').at(-1);
-  return command.split(/\s+/).filter((word) => word.startsWith('--'));
+  return scriptWords(root, script).filter((word) => word.startsWith('--'));
+}
+
+/** The `NAME=value` environment an npm script sets before `node` (`MALLOC_ARENA_MAX=2`). */
+export function scriptEnv(root, script) {
+  const env = {};
+  for (const word of scriptWords(root, script)) {
+    const assignment = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(word);
+    if (!assignment) break;
+    env[assignment[1]] = assignment[2];
+  }
+  return env;
 }
 
 /**
  * `npm run build` (unless skipBuild), then a copy of dist/ in `dir` beside package.json and a
  * link to node_modules: a build someone starts during the run (it empties dist/) changes nothing
- * in it. Returns the build: { root, distDir, nodeFlags, seedFlags }.
+ * in it. Returns the build: { root, distDir, nodeFlags, nodeEnv, seedFlags }.
  */
 export async function prepareBuild({ dir, skipBuild, log }) {
   if (!skipBuild) {
@@ -92,6 +107,7 @@ export async function prepareBuild({ dir, skipBuild, log }) {
     root: ROOT,
     distDir: join(app, 'dist'),
     nodeFlags: scriptNodeFlags(ROOT, 'start:prod'),
+    nodeEnv: scriptEnv(ROOT, 'start:prod'),
     seedFlags: scriptNodeFlags(ROOT, 'seed'),
   };
 }
@@ -159,6 +175,7 @@ export async function prepareRefBuild(ref, log) {
     root: tree,
     distDir: join(tree, 'dist'),
     nodeFlags: scriptNodeFlags(tree, 'start:prod'),
+    nodeEnv: scriptEnv(tree, 'start:prod'),
     modules: sameLock ? 'this tree’s node_modules (same package-lock.json)' : 'its own (npm ci)',
     migrationDifferences: migrations ? migrations.split('\n') : [],
   };
