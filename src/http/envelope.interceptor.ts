@@ -2,7 +2,6 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nes
 import { Reflector } from '@nestjs/core';
 import type { IncomingMessage } from 'node:http';
 import { Observable, map } from 'rxjs';
-import { ENVELOPE, type Envelope } from './endpoint.decorator.js';
 import { sourceVersionOf, type Listing } from '../common/http/envelope.js';
 import {
   JSON_CONTENT_TYPE,
@@ -11,6 +10,17 @@ import {
   strongEtag,
 } from '../common/http/response.js';
 import { rawOf } from './raw.js';
+
+/**
+ * How the envelope interceptor answers a route's value: `payload` wraps one element
+ * (`{"payload":[element]}`), `list` a Listing (`{...its fields, "payload": items, "page"?}`).
+ * `etag` adds a strong ETag of the bytes and answers a matching `If-None-Match` with a 304.
+ */
+export interface Envelope {
+  kind: 'payload' | 'list';
+  etag?: boolean;
+}
+export const ENVELOPE = 'envelope';
 
 /** An answer's bytes, and its tag when its route offers one. */
 interface Serialised {

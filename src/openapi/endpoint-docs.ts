@@ -1,3 +1,4 @@
+import type { Type } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiBody,
@@ -5,16 +6,17 @@ import {
   ApiHeader,
   ApiOperation,
   ApiParam,
+  ApiParamOptions,
   ApiResponse,
   ApiResponseOptions,
   ApiSecurity,
 } from '@nestjs/swagger';
-import type { HeaderObject, HeadersObject } from '@nestjs/swagger';
+import type { ExampleObject, HeaderObject, HeadersObject } from '@nestjs/swagger';
 import { ErrorCode, ErrorKind, MAX_BODY_BYTES } from '../common/errors/error-catalog.js';
 import { ErrorEnvelopeDto } from '../common/http/error-envelope.dto.js';
 import { MAX_JSON_DEPTH } from '../common/http/json-depth.js';
 import type { Access } from '../access/declared-access.js';
-import type { EndpointOptions } from '../http/endpoint.decorator.js';
+import type { BodyUse } from '../http/json-body.interceptor.js';
 import { ROLES_INCLUDING, type OperatorRole } from '../operators/operator-role.js';
 
 /**
@@ -22,6 +24,39 @@ import { ROLES_INCLUDING, type OperatorRole } from '../operators/operator-role.j
  * operation, security, parameters, headers, answers, and every error it can give with the headers
  * that come with each.
  */
+
+/** Who may call a route; an operator route names the role it needs. */
+export type EndpointAccess =
+  { access: 'public' | 'merchant'; role?: undefined } | { access: 'operator'; role: OperatorRole };
+
+export interface EndpointDocs {
+  /** Stable, named for the domain: generated clients call it by this name. */
+  operationId: string;
+  summary: string;
+  description?: string;
+  /** The answers when all goes well. */
+  responses: ApiResponseOptions[];
+  /** The errors this route answers with besides those of its access and of every request. */
+  errors?: ErrorCode[];
+  /** What an error means on this route, added to the general explanation. */
+  errorNotes?: Partial<Record<ErrorCode, string>>;
+  params?: ApiParamOptions[];
+  /** Request headers of this route (`api-version` and `x-request-id` are declared everywhere). */
+  headers?: { name: string; description: string }[];
+  /**
+   * `true`: the route reads a JSON body, and any other content type is a 415; `'text'` the same,
+   * keeping its exact text. `'ignored'`: its method may carry a body that it does not use; a JSON
+   * one is read all the same.
+   */
+  body?: BodyUse;
+  /** The body's schema and one valid example per case, offered by "Try it out". */
+  requestBody?: { type: Type<unknown>; examples: Record<string, ExampleObject> };
+  /** Other paths the same handler serves, each documented as an alias of this operation. */
+  aliases?: PathAlias[];
+}
+
+/** What @Endpoint (src/http/endpoint.decorator.ts) documents of a route: its access and details. */
+export type DocumentedEndpoint = EndpointAccess & EndpointDocs;
 
 /** Names of the OpenAPI security schemes. */
 export const API_KEY_SCHEME = 'apiKey';
@@ -180,7 +215,7 @@ const OPERATOR_CHALLENGES: Partial<Record<ErrorCode, { description: string; requ
 /** Who may call: anyone or a merchant, or an operator with a role. */
 
 /** Every error a route can answer: its own, its body's, its access's and every route's. */
-export function routeErrors(options: EndpointOptions): ErrorCode[] {
+export function routeErrors(options: DocumentedEndpoint): ErrorCode[] {
   return [
     ...(options.errors ?? []),
     ...(options.body === true || options.body === 'text'
@@ -194,7 +229,7 @@ export function routeErrors(options: EndpointOptions): ErrorCode[] {
 }
 
 /** The route's OpenAPI decorators. */
-export function endpointDocs(options: EndpointOptions, errors: ErrorCode[]) {
+export function endpointDocs(options: DocumentedEndpoint, errors: ErrorCode[]) {
   const security =
     options.access === 'merchant'
       ? [ApiSecurity(API_KEY_SCHEME)]
