@@ -431,24 +431,28 @@ describe('operators from a seed file (e2e)', () => {
     PROCESS_TEST_TIMEOUT_MS,
   );
 
-  it('refuses a bad operator record, naming it, and writes nothing', async () => {
-    const run = await seed({
-      operators: [
-        { name: 'fine', role: 'viewer' },
-        { name: 'fine', role: 'admin' },
-        { name: 'boss', role: 'root' },
-      ],
-    });
-    expect(run.code).toBe(1);
-    expect(run.out).toEqual([]);
-    expect(run.err).toEqual([
-      `${run.path}: operators[1]: duplicates operators[0]`,
-      `${run.path}: operators[2].role: must be one of viewer, payments, catalog, admin`,
-      `${run.path}: 2 error(s); nothing was written`,
-    ]);
-    const listed = await http(`${t.url}/admin/operators?size=100`, { headers: adminHeaders });
-    expect(listed.text).not.toContain('"fine"');
-  });
+  it(
+    'refuses a bad operator record, naming it, and writes nothing',
+    async () => {
+      const run = await seed({
+        operators: [
+          { name: 'fine', role: 'viewer' },
+          { name: 'fine', role: 'admin' },
+          { name: 'boss', role: 'root' },
+        ],
+      });
+      expect(run.code).toBe(1);
+      expect(run.out).toEqual([]);
+      expect(run.err).toEqual([
+        `${run.path}: operators[1]: duplicates operators[0]`,
+        `${run.path}: operators[2].role: must be one of viewer, payments, catalog, admin`,
+        `${run.path}: 2 error(s); nothing was written`,
+      ]);
+      const listed = await http(`${t.url}/admin/operators?size=100`, { headers: adminHeaders });
+      expect(listed.text).not.toContain('"fine"');
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 });
 
 describe('the audit trail (e2e)', () => {

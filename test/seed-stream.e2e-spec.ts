@@ -8,6 +8,7 @@ import { seedCommand, seedContext } from '../src/cli/seed-command.js';
 import { AppConfig, loadConfig } from '../src/config/app-config.js';
 import { progressLines } from '../src/seeding/seed-progress.js';
 import { completePaymentResponse } from './support/payment-response-samples.js';
+import { PROCESS_TEST_TIMEOUT_MS } from './support/main-process.js';
 import {
   TEST_AUDIT_KEY,
   TEST_CALLBACK_SECRET_KEY,
@@ -295,26 +296,30 @@ describe('seed files read as a stream (e2e)', () => {
     }
   });
 
-  it('runs as the built command, reading on a thread of its own', async () => {
-    const path = file({
-      merchants: [MERCHANT],
-      paymentSessions: Array.from({ length: 500 }, (_, i) => session(i)),
-    });
-    const { stdout } = await promisify(execFile)(process.execPath, ['dist/seed.js', path], {
-      env: {
-        ...process.env,
-        DATABASE_URL: config.databaseUrl,
-        LOG_LEVEL: 'silent',
-        ...(TEST_DIALECT === 'postgres'
-          ? { CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY, AUDIT_KEY: TEST_AUDIT_KEY }
-          : {}),
-      },
-    });
-    expect(stdout).toBe(
-      `${path}: 0 crypto pairs (0 added or changed), 1 merchants (1 added or changed), ` +
-        '500 payment sessions (500 created, 0 updated, 0 unchanged)\n',
-    );
-  });
+  it(
+    'runs as the built command, reading on a thread of its own',
+    async () => {
+      const path = file({
+        merchants: [MERCHANT],
+        paymentSessions: Array.from({ length: 500 }, (_, i) => session(i)),
+      });
+      const { stdout } = await promisify(execFile)(process.execPath, ['dist/seed.js', path], {
+        env: {
+          ...process.env,
+          DATABASE_URL: config.databaseUrl,
+          LOG_LEVEL: 'silent',
+          ...(TEST_DIALECT === 'postgres'
+            ? { CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY, AUDIT_KEY: TEST_AUDIT_KEY }
+            : {}),
+        },
+      });
+      expect(stdout).toBe(
+        `${path}: 0 crypto pairs (0 added or changed), 1 merchants (1 added or changed), ` +
+          '500 payment sessions (500 created, 0 updated, 0 unchanged)\n',
+      );
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 });
 
 function escape(text: string): string {

@@ -1,9 +1,10 @@
+import { jest } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, get as httpGet } from 'node:http';
 import { connect, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MainProcess, startMain } from './support/main-process.js';
+import { MainProcess, PROCESS_TEST_TIMEOUT_MS, startMain } from './support/main-process.js';
 import { ServiceState } from '../src/common/service-state.js';
 import { DRAIN_QUIET_MS } from '../src/http/node-server.js';
 import { ADMIN_TOKEN, expectEnvelope, http, startTestApp } from './support/test-app.js';
@@ -46,6 +47,9 @@ const slowPut =
   'PUT /admin/payment-sessions/vk_shutdown_1 HTTP/1.1\r\nHost: x\r\n' +
   `Authorization: Bearer ${ADMIN_TOKEN}\r\nContent-Type: application/json\r\n` +
   `Content-Length: ${body.length}\r\n\r\n`;
+
+// Most tests start the production entry point in a process of its own.
+jest.setTimeout(PROCESS_TEST_TIMEOUT_MS);
 
 describe('shutdown of the production process (e2e)', () => {
   let dir: string;
@@ -191,7 +195,7 @@ describe('shutdown under keep-alive load (e2e)', () => {
     expect(Object.keys(load.result.statuses)).toEqual(['200']);
     expect(load.result.failures).toEqual({ ECONNREFUSED: 20 });
     await load.stop();
-  }, 60_000);
+  });
 
   it('closes a kept-alive connection that stays quiet once its quiet time is over', async () => {
     main = await startMain({

@@ -20,7 +20,7 @@ function runMain(env: Record<string, string>) {
   });
 }
 
-// Every test starts the built entry point in a process of its own.
+// Most tests start the built entry point in a process of its own.
 jest.setTimeout(PROCESS_TEST_TIMEOUT_MS);
 
 describe('start-up (e2e)', () => {

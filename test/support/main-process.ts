@@ -84,6 +84,9 @@ export interface SeedRun {
   progress: string[];
 }
 
+/** Longest a seed command run by a test may take before it is killed. */
+const SEED_RUN_TIMEOUT_MS = 60_000;
+
 /** `<file>: starting` or `<file>: <section>: <n> records (<rate>/s), …`. */
 const PROGRESS_LINE = /: (starting|\w+: [\d,]+ records \([\d,]+\/s\), .*)$/;
 
@@ -97,7 +100,12 @@ export function runSeed(args: string[], env: Record<string, string>): Promise<Se
     execFile(
       process.execPath,
       ['dist/seed.js', ...args],
-      { env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...env } },
+      {
+        env: { PATH: process.env.PATH, LOG_LEVEL: 'silent', ...env },
+        // A run that hangs fails here, with what it printed, inside the test's budget.
+        timeout: SEED_RUN_TIMEOUT_MS,
+        killSignal: 'SIGKILL',
+      },
       (error, stdout, stderr) => {
         const code = error ? error.code : 0;
         if (typeof code !== 'number') reject(error);
