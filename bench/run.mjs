@@ -62,6 +62,9 @@ const IGNORED_ENV = [
   'DATABASE_POOL_SIZE',
   'REDIS_URL',
   'REDIS_KEY_PREFIX',
+  // Set by a build's own `start:prod` (scriptEnv): a build whose script does not set it must not
+  // get it from the caller.
+  'MALLOC_ARENA_MAX',
 ];
 /** Headers Node writes itself: not part of what the baselines replay. */
 const NODE_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);

@@ -269,7 +269,7 @@ export function formatReport(run) {
       `start, ${run.loadAverageAtEnd.join(' / ')} at the end. Node.js ${run.node}; autocannon on the same machine.`,
     `- ${options.connections} connections; ${options.warmup} s warm-up + ${options.duration} s per measurement` +
       `${options.repeat > 1 ? `; medians of ${options.repeat} runs (lowest–highest)` : ''}; LOG_LEVEL=${options.logLevel}` +
-      `; production build (\`node dist/main.js\` with the flags of \`npm run start:prod\`)${options.redis ? '; rate-limit counters in Redis' : ''}.`,
+      `; production build (\`node dist/main.js\` with the flags and variables of \`npm run start:prod\`)${options.redis ? '; rate-limit counters in Redis' : ''}.`,
     `- Dataset: ${int(options.sessions)} payment sessions (a quarter each status), 5,000 catalog pairs, seeded by the ` +
       `seed command: ${datasets}.`,
     `- This build: ${run.commit?.slice(0, 12) ?? '?'}${run.dirty ? ' with uncommitted changes' : ''}` +
