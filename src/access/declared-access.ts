@@ -3,6 +3,9 @@ import type { OperatorRole } from '../operators/operator-role.js';
 /** Who may call a route: a merchant with an API key, an operator with a bearer token, or anyone. */
 export type Access = 'merchant' | 'operator' | 'public';
 
+/** The metadata key under which `@Endpoint` declares a route's DeclaredAccess. */
+export const ACCESS = 'access';
+
 /** What the access guard reads of a route's declaration. */
 export interface DeclaredAccess {
   access: Access;

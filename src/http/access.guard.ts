@@ -1,8 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { DeclaredAccess } from '../access/declared-access.js';
-import { ACCESS } from './endpoint.decorator.js';
+import { ACCESS, type DeclaredAccess } from '../access/declared-access.js';
 import { AccessPolicy } from '../access/access-policy.js';
 import { pathOf } from './paths.js';
 import { rawOf, requestTargetOf } from './raw.js';

@@ -1,12 +1,9 @@
 import { SetMetadata, UseInterceptors, applyDecorators } from '@nestjs/common';
 import type { ApiResponseOptions } from '@nestjs/swagger';
-import type { DeclaredAccess } from '../access/declared-access.js';
+import { ACCESS, type DeclaredAccess } from '../access/declared-access.js';
 import { endpointDocs, routeErrors, type DocumentedEndpoint } from '../openapi/endpoint-docs.js';
 import { ENVELOPE, type Envelope } from './envelope.interceptor.js';
 import { BODY, JsonBodyInterceptor } from './json-body.interceptor.js';
-
-/** The metadata key of a route's DeclaredAccess (src/access/declared-access.ts). */
-export const ACCESS = 'access';
 
 /** A route's declaration: who may call it and its documentation, and its success envelope. */
 export type EndpointOptions = DocumentedEndpoint & {

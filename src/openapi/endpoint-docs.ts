@@ -6,12 +6,11 @@ import {
   ApiHeader,
   ApiOperation,
   ApiParam,
-  ApiParamOptions,
   ApiResponse,
   ApiResponseOptions,
   ApiSecurity,
 } from '@nestjs/swagger';
-import type { ExampleObject, HeaderObject, HeadersObject } from '@nestjs/swagger';
+import type { ApiParamOptions, ExampleObject, HeaderObject, HeadersObject } from '@nestjs/swagger';
 import { ErrorCode, ErrorKind, MAX_BODY_BYTES } from '../common/errors/error-catalog.js';
 import { ErrorEnvelopeDto } from '../common/http/error-envelope.dto.js';
 import { MAX_JSON_DEPTH } from '../common/http/json-depth.js';
@@ -211,8 +210,6 @@ const OPERATOR_CHALLENGES: Partial<Record<ErrorCode, { description: string; requ
       required: false,
     },
   };
-
-/** Who may call: anyone or a merchant, or an operator with a role. */
 
 /** Every error a route can answer: its own, its body's, its access's and every route's. */
 export function routeErrors(options: DocumentedEndpoint): ErrorCode[] {
