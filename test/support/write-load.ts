@@ -6,6 +6,11 @@ export interface WriteLoad {
   acknowledged: Set<string>;
   /** Keys answered anything else (503 while the database refused writes, or no answer). */
   refused: Set<string>;
+  /**
+   * Keys that got no answer at all (the process ended, the connection closed): the client cannot
+   * know whether they were stored. A subset of `refused`.
+   */
+  unansweredKeys: Set<string>;
   statuses: Map<number, number>;
   /** Why each request without an answer got none (status 0). */
   unanswered: string[];
@@ -27,6 +32,7 @@ export function startWriteLoad(
   const load: WriteLoad = {
     acknowledged: new Set(),
     refused: new Set(),
+    unansweredKeys: new Set(),
     statuses: new Map(),
     unanswered: [],
     stop: async () => undefined,
@@ -53,6 +59,7 @@ export function startWriteLoad(
       } catch (error) {
         // No answer (the process was killed, the connection closed): not acknowledged.
         load.unanswered.push(causeOf(error));
+        load.unansweredKeys.add(key);
       }
       load.statuses.set(status, (load.statuses.get(status) ?? 0) + 1);
       (status >= 200 && status < 300 ? load.acknowledged : load.refused).add(key);
