@@ -185,7 +185,10 @@ describe('PostgreSQL faults under load, Express and Fastify on one database (e2e
           .split('\n')
           .filter((line) => /"level":50.*"err"/.test(line)),
       );
-      const unanswered = [...writes.flatMap((w) => w.unanswered), ...reads.unanswered];
+      const unanswered = [
+        ...writes.flatMap((w) => [...w.unanswered.values()]),
+        ...reads.unanswered,
+      ];
       expect({
         unexpected,
         faults: faults.slice(0, 3),

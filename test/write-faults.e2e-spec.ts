@@ -273,7 +273,7 @@ describe('SQLite refusing writes under concurrent writers (e2e)', () => {
       // Requests in flight when the process ended got no answer (0): none acknowledged; those whose
       // COMMIT reached the disk before the end are stored (docs/operations.md).
       expect(unexpected(load.statuses, [201, 503, 0])).toEqual([]);
-      unknown = load.unansweredKeys;
+      unknown = new Set(load.unanswered.keys());
       main = await startMain(env());
       // New keys: the first load's would be identical repeats (200), not new writes.
       load = startWriteLoad(main.url, MERCHANT, WRITERS, 'after-restart');

@@ -6,14 +6,12 @@ export interface WriteLoad {
   acknowledged: Set<string>;
   /** Keys answered anything else (503 while the database refused writes, or no answer). */
   refused: Set<string>;
-  /**
-   * Keys that got no answer at all (the process ended, the connection closed): the client cannot
-   * know whether they were stored. A subset of `refused`.
-   */
-  unansweredKeys: Set<string>;
   statuses: Map<number, number>;
-  /** Why each request without an answer got none (status 0). */
-  unanswered: string[];
+  /**
+   * Keys that got no answer at all (status 0: the process ended, the connection closed), each
+   * with why: the client cannot know whether they were stored. A subset of `refused`.
+   */
+  unanswered: Map<string, string>;
   /** Stops the writers and resolves once every request in flight has been answered. */
   stop(): Promise<void>;
 }
@@ -32,9 +30,8 @@ export function startWriteLoad(
   const load: WriteLoad = {
     acknowledged: new Set(),
     refused: new Set(),
-    unansweredKeys: new Set(),
     statuses: new Map(),
-    unanswered: [],
+    unanswered: new Map(),
     stop: async () => undefined,
   };
   let stopped = false;
@@ -58,8 +55,7 @@ export function startWriteLoad(
         await response.arrayBuffer();
       } catch (error) {
         // No answer (the process was killed, the connection closed): not acknowledged.
-        load.unanswered.push(causeOf(error));
-        load.unansweredKeys.add(key);
+        load.unanswered.set(key, causeOf(error));
       }
       load.statuses.set(status, (load.statuses.get(status) ?? 0) + 1);
       (status >= 200 && status < 300 ? load.acknowledged : load.refused).add(key);
