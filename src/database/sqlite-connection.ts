@@ -14,6 +14,8 @@ interface Prepared {
    * them, and drops them unanswered when the statement cannot be prepared.
    */
   waiting?: Set<(error: Error) => void>;
+  /** Why it could not be prepared, when sqlite3 said so at once (a closed connection). */
+  refused?: Error;
 }
 
 /**
@@ -50,7 +52,14 @@ export class SqliteConnection {
 
   /** Runs one statement, prepared once per SQL text; `?` placeholders. */
   run<T = unknown>(sql: string, parameters: readonly unknown[] = []): Promise<StatementResult<T>> {
-    const { statement, waiting } = this.statement(sql);
+    let prepared: Prepared;
+    try {
+      prepared = this.statement(sql);
+    } catch (error) {
+      return Promise.reject(error as Error); // never a throw: callers chain `.catch` on the call
+    }
+    const { statement, waiting, refused } = prepared;
+    if (refused) return Promise.reject(refused);
     const reads = /^\s*(SELECT|WITH|PRAGMA)\b/i.test(sql);
     return new Promise((resolve, reject) => {
       waiting?.add(reject);
@@ -110,16 +119,23 @@ export class SqliteConnection {
       if (!this.database) throw new Error('The SQLite connection is not open');
       // A statement that fails to prepare fails the runs sent to it, and is prepared again next
       // time (a table that did not exist yet may exist then).
+      // On a closed connection sqlite3 calls back at once, inside `prepare`: the entry is then
+      // returned refused and not kept.
       const waiting = new Set<(error: Error) => void>();
-      const entry: Prepared = {
-        waiting,
-        statement: this.database.prepare(sql, (error) => {
-          entry.waiting = undefined;
-          if (!error) return;
-          if (this.statements.get(sql) === entry) this.statements.delete(sql);
-          for (const fail of waiting) fail(error);
-        }),
-      };
+      let refusedAtOnce: Error | undefined;
+      let entry: Prepared | undefined = undefined;
+      const statement = this.database.prepare(sql, (error) => {
+        if (!entry) {
+          refusedAtOnce = error ?? undefined;
+          return;
+        }
+        entry.waiting = undefined;
+        if (!error) return;
+        if (this.statements.get(sql) === entry) this.statements.delete(sql);
+        for (const fail of waiting) fail(error);
+      });
+      if (refusedAtOnce) return { statement, refused: refusedAtOnce };
+      entry = { statement, waiting };
       this.statements.set(sql, entry);
       prepared = entry;
     }

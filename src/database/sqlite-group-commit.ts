@@ -136,7 +136,9 @@ export class SqliteGroupCommit {
         }
         const group = this.nextGroup();
         if (group.length === 0) return;
-        await this.runGroup(group);
+        // Every unit is answered whatever fails, even a connection that throws instead of
+        // rejecting: an unanswered unit is a request that never ends.
+        await this.runGroup(group).catch((error: unknown) => this.fail(group, error));
       }
     } finally {
       this.busy = false;

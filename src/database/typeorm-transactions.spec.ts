@@ -193,6 +193,53 @@ describe('TypeOrmTransactions on SQLite', () => {
     expect(await names()).toEqual(['first', 'kept']);
   });
 
+  it('answers every unit with 503 once the connection is closed, and a statement never prepared rejects', async () => {
+    // sqlite3 answers a statement prepared on a closed connection at once, inside `prepare`.
+    const closing = new SqliteConnection();
+    const closed = await openDatabase(closing, ':memory:');
+    const writes = new TypeOrmTransactions(
+      closed,
+      new DatabaseFileMonitor(closed, state),
+      new WriteHealth(state),
+      closing,
+    );
+    await closing.finalize();
+    await closed.destroy();
+    const never = 'SELECT name FROM t WHERE name = ?';
+    await expect(closing.run(never, ['x'])).rejects.toThrow(/closed/i);
+    await expect(closing.run(never, ['x'])).rejects.toThrow(/closed/i); // not kept as prepared
+    const outcomes = await Promise.allSettled([
+      writes.run((tx) => insert(tx, 'a')),
+      writes.run((tx) => insert(tx, 'b')),
+    ]);
+    for (const outcome of outcomes) {
+      expect(outcome.status).toBe('rejected');
+      expect(((outcome as PromiseRejectedResult).reason as ApiError).code).toBe(
+        'SERVICE_UNAVAILABLE',
+      );
+    }
+    await writes.beforeApplicationShutdown();
+  });
+
+  it('answers every unit of a group whose connection throws instead of rejecting', async () => {
+    const tx = await transactions.run(async (t) => t);
+    const throwing = new SqliteGroupCommit(
+      () => ({
+        control: () => {
+          throw new Error('thrown, not rejected');
+        },
+        tx,
+      }),
+      { assertWritable: () => undefined, committed: () => undefined, refused: () => undefined },
+    );
+    const outcomes = await Promise.allSettled([
+      throwing.run((t) => insert(t, 'a')),
+      throwing.run((t) => insert(t, 'b')),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    expect(await names()).toEqual([]);
+  });
+
   it('runs a statement between groups, outside any transaction', async () => {
     const done = Promise.all([
       transactions.run((tx) => insert(tx, 'one')),
