@@ -25,6 +25,14 @@ describe('the SQLite read connection', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('prepares again a statement that failed to prepare', async () => {
+    const sql = 'SELECT name FROM later';
+    await expect(reads.all(sql, [])).rejects.toThrow(/no such table: later/);
+    await dataSource.query('CREATE TABLE later (name TEXT)');
+    await expect(reads.all(sql, [])).resolves.toEqual([]);
+    await reads.close();
+  });
+
   it('reads what is committed, through a statement prepared once', async () => {
     const sql = 'SELECT name FROM t WHERE name = ?';
     await expect(reads.all(sql, ['a'])).resolves.toEqual([{ name: 'a' }]);
@@ -33,7 +41,7 @@ describe('the SQLite read connection', () => {
     await reads.close();
   });
 
-  it('rejects a statement first asked for once the connection is closed, every time', async () => {
+  it('rejects a statement first asked for once the connection is closed, every time, never hanging', async () => {
     // sqlite3 answers a statement prepared on a closed connection at once, inside `prepare`.
     await reads.close();
     const sql = 'SELECT name FROM t';

@@ -75,17 +75,17 @@ class SqliteReads implements ReadConnection {
   }
 
   private statement(sql: string): Promise<sqlite3.Statement> {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = new Promise((resolve, reject) => {
-        const prepared = this.db.prepare(sql, (error) => {
-          if (!error) return resolve(prepared);
-          this.statements.delete(sql);
-          reject(error);
-        });
-      });
-      this.statements.set(sql, statement);
-    }
+    const kept = this.statements.get(sql);
+    if (kept) return kept;
+    const statement = new Promise<sqlite3.Statement>((resolve, reject) => {
+      const prepared = this.db.prepare(sql, (error) => (error ? reject(error) : resolve(prepared)));
+    });
+    this.statements.set(sql, statement);
+    // Dropped once it failed, also when sqlite3 refused it at once, inside `prepare` (a closed
+    // connection): the next read prepares it again.
+    statement.catch(() => {
+      if (this.statements.get(sql) === statement) this.statements.delete(sql);
+    });
     return statement;
   }
 

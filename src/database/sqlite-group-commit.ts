@@ -132,7 +132,10 @@ export class SqliteGroupCommit {
       for (;;) {
         // Also those that arrive while one runs: nothing else would run them.
         for (let statement; (statement = this.between.shift());) {
-          await statement.work(this.connection().tx).then(statement.resolve, statement.reject);
+          // Inside the chain: a connection that cannot be had is this statement's answer.
+          await Promise.resolve()
+            .then(() => statement.work(this.connection().tx))
+            .then(statement.resolve, statement.reject);
         }
         const group = this.nextGroup();
         if (group.length === 0) return;

@@ -240,6 +240,17 @@ describe('TypeOrmTransactions on SQLite', () => {
     expect(await names()).toEqual([]);
   });
 
+  it('answers a statement between groups and every unit when no connection can be had', async () => {
+    const none = new SqliteGroupCommit(
+      () => {
+        throw new Error('no connection');
+      },
+      { assertWritable: () => undefined, committed: () => undefined, refused: () => undefined },
+    );
+    await expect(none.outside('PRAGMA wal_checkpoint(TRUNCATE)')).rejects.toThrow('no connection');
+    await expect(none.run((t) => insert(t, 'a'))).rejects.toBeInstanceOf(ApiError);
+  });
+
   it('runs a statement between groups, outside any transaction', async () => {
     const done = Promise.all([
       transactions.run((tx) => insert(tx, 'one')),
