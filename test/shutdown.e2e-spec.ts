@@ -5,7 +5,11 @@ import { connect, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MainProcess, PROCESS_TEST_TIMEOUT_MS, startMain } from './support/main-process.js';
+import { CheckoutExpiry } from '../src/checkout/checkout-expiry.js';
 import { ServiceState } from '../src/common/service-state.js';
+import { Transactions } from '../src/database/transactions.js';
+import type { TypeOrmTransactions } from '../src/database/typeorm-transactions.js';
+import { PersonalDataRetention } from '../src/payment-status/personal-data-retention.js';
 import { DRAIN_QUIET_MS } from '../src/http/node-server.js';
 import { ADMIN_TOKEN, expectEnvelope, http, startTestApp } from './support/test-app.js';
 
@@ -226,5 +230,26 @@ describe('readiness while shutting down (e2e)', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('background work at shutdown (e2e)', () => {
+  it('stops the sweeps, waiting for their batch, before the database stops taking statements', async () => {
+    const t = await startTestApp({ PERSONAL_DATA_RETENTION_DAYS: '30' });
+    const order: string[] = [];
+    /** Records each hook's call, then runs the hook itself. */
+    const record = (name: string, target: { beforeApplicationShutdown(): Promise<void> }) => {
+      const stop = target.beforeApplicationShutdown.bind(target);
+      jest.spyOn(target, 'beforeApplicationShutdown').mockImplementation(async () => {
+        order.push(name);
+        await stop();
+      });
+    };
+    record('expiry', t.app.get(CheckoutExpiry));
+    record('retention', t.app.get(PersonalDataRetention));
+    record('database', t.app.get(Transactions) as TypeOrmTransactions);
+    await t.close();
+    expect(order).toHaveLength(3);
+    expect(order[2]).toBe('database');
   });
 });

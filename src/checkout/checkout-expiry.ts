@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, BeforeApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { isDatabaseUnavailable } from '../database/dialect.js';
 import { CHECKOUT_BATCH, CheckoutService } from './checkout.service.js';
@@ -13,7 +13,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * picks up where the stored checkouts say.
  */
 @Injectable()
-export class CheckoutExpiry implements OnApplicationShutdown {
+export class CheckoutExpiry implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Checkout');
   private timer?: NodeJS.Timeout;
   private running?: Promise<number>;
@@ -42,7 +42,11 @@ export class CheckoutExpiry implements OnApplicationShutdown {
     return this.running;
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Stops sweeping and waits for the batch under way, before the database's own shutdown hooks
+   * (DatabaseModule is global: Nest runs its hooks after those of the feature modules).
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running?.catch(() => undefined);

@@ -12,7 +12,7 @@ import {
   type QueryRunner,
 } from 'typeorm';
 import { databaseKindOf, type DatabaseKind } from '../config/app-config.js';
-import type { SqliteConnection } from './sqlite-connection.js';
+import { ConnectionClosing, type SqliteConnection } from './sqlite-connection.js';
 import type pg from 'pg';
 
 /**
@@ -175,12 +175,14 @@ const UNAVAILABLE_MESSAGES =
  * PostgreSQL runner releases itself when its connection fails, and its next query then throws
  * QueryRunnerAlreadyReleasedError (QueryRunnerProviderAlreadyReleasedError through an entity
  * manager): this service never uses a runner it released itself, so those errors always mean a
- * connection lost in the middle of a transaction.
+ * connection lost in the middle of a transaction. On SQLite a statement asked for while the
+ * application closes its connection is refused (ConnectionClosing): unavailable too.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (
     error instanceof QueryRunnerAlreadyReleasedError ||
-    error instanceof QueryRunnerProviderAlreadyReleasedError
+    error instanceof QueryRunnerProviderAlreadyReleasedError ||
+    error instanceof ConnectionClosing
   ) {
     return true;
   }

@@ -6,6 +6,16 @@ export interface StatementResult<T = unknown> {
   affected: number;
 }
 
+/**
+ * A statement asked for once the application has begun to close the connection: SQLite cannot
+ * close it while a statement is prepared, so none is prepared any more.
+ */
+export class ConnectionClosing extends Error {
+  constructor() {
+    super('The SQLite connection is closing');
+  }
+}
+
 /** A statement prepared on the connection, and the runs sent to it before it was prepared. */
 interface Prepared {
   statement: sqlite3.Statement;
@@ -30,6 +40,8 @@ interface Prepared {
 export class SqliteConnection {
   private database?: sqlite3.Database;
   private readonly statements = new Map<string, Prepared>();
+  /** Set by finalize(): from then on every statement is refused (ConnectionClosing). */
+  private closing = false;
 
   /** The `sqlite3` module to give TypeORM as its `driver` option (typed as TypeORM takes it). */
   driverModule(): object {
@@ -87,6 +99,7 @@ export class SqliteConnection {
   exec(statements: readonly string[]): Promise<void> {
     const database = this.database;
     if (!database) return Promise.reject(new Error('The SQLite connection is not open'));
+    if (this.closing) return Promise.reject(new ConnectionClosing());
     return new Promise((resolve, reject) => {
       database.exec(statements.join(';\n'), (error: Error | null) =>
         error ? reject(error) : resolve(),
@@ -95,10 +108,11 @@ export class SqliteConnection {
   }
 
   /**
-   * Finalizes every prepared statement: SQLite cannot close a connection while one is open, and
-   * TypeORM closes it on shutdown.
+   * Finalizes every prepared statement, and refuses any asked for later: SQLite cannot close a
+   * connection while one is prepared, and TypeORM closes it on shutdown, whatever still runs.
    */
   async finalize(): Promise<void> {
+    this.closing = true;
     const statements = [...this.statements.values()];
     this.statements.clear();
     await Promise.all(
@@ -111,12 +125,14 @@ export class SqliteConnection {
   private opened(database: sqlite3.Database): void {
     this.database = database;
     this.statements.clear();
+    this.closing = false;
   }
 
   private statement(sql: string): Prepared {
     let prepared = this.statements.get(sql);
     if (!prepared) {
       if (!this.database) throw new Error('The SQLite connection is not open');
+      if (this.closing) throw new ConnectionClosing();
       // A statement that fails to prepare fails the runs sent to it, and is prepared again next
       // time (a table that did not exist yet may exist then).
       // On a closed connection sqlite3 calls back at once, inside `prepare`: the entry is then

@@ -7,7 +7,7 @@ import { ApiError } from '../common/errors/api-error.js';
 import { ServiceState } from '../common/service-state.js';
 import { DatabaseFileMonitor } from './database-file-monitor.js';
 import { execute } from './sql.js';
-import { SqliteConnection } from './sqlite-connection.js';
+import { ConnectionClosing, SqliteConnection } from './sqlite-connection.js';
 import { MAX_GROUP_UNITS, SqliteGroupCommit } from './sqlite-group-commit.js';
 import { TypeOrmTransactions, TypeOrmTx, managerOf } from './typeorm-transactions.js';
 import { allStatements, type Tx } from './transactions.js';
@@ -203,8 +203,7 @@ describe('TypeOrmTransactions on SQLite', () => {
       new WriteHealth(state),
       closing,
     );
-    await closing.finalize();
-    await closed.destroy();
+    await closed.destroy(); // no statement of ours prepared yet: SQLite closes it
     const never = 'SELECT name FROM t WHERE name = ?';
     await expect(closing.run(never, ['x'])).rejects.toThrow(/closed/i);
     await expect(closing.run(never, ['x'])).rejects.toThrow(/closed/i); // not kept as prepared
@@ -238,6 +237,24 @@ describe('TypeOrmTransactions on SQLite', () => {
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
     expect(await names()).toEqual([]);
+  });
+
+  it('closes the connection however late a write arrives once its statements were finalized', async () => {
+    // A statement prepared after them would keep SQLite from closing the connection (SQLITE_BUSY).
+    const closing = new SqliteConnection();
+    const closed = await openDatabase(closing, ':memory:');
+    const writes = new TypeOrmTransactions(
+      closed,
+      new DatabaseFileMonitor(closed, state),
+      new WriteHealth(state),
+      closing,
+    );
+    await writes.run((tx) => execute(tx, 'INSERT INTO t (name) VALUES (?)', ['before']));
+    await writes.beforeApplicationShutdown();
+    const late = writes.run((tx) => execute(tx, 'DELETE FROM t WHERE name = ?', ['before']));
+    await expect(late).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    await expect(closing.run('SELECT name FROM t')).rejects.toBeInstanceOf(ConnectionClosing);
+    await expect(closed.destroy()).resolves.toBeUndefined();
   });
 
   it('answers a statement between groups and every unit when no connection can be had', async () => {

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, BeforeApplicationShutdown, Optional } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DatabaseFiles } from '../database/database-files.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -17,7 +17,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * sessions it erases and the others skip them.
  */
 @Injectable()
-export class PersonalDataRetention implements OnApplicationShutdown {
+export class PersonalDataRetention implements BeforeApplicationShutdown {
   private readonly logger = new Logger('PersonalData');
   private timer?: NodeJS.Timeout;
   private running?: Promise<number>;
@@ -48,7 +48,11 @@ export class PersonalDataRetention implements OnApplicationShutdown {
     return this.running;
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Stops sweeping and waits for the batch under way, before the database's own shutdown hooks
+   * (DatabaseModule is global: Nest runs its hooks after those of the feature modules).
+   */
+  async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running?.catch(() => undefined);
