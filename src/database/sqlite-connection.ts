@@ -24,8 +24,6 @@ interface Prepared {
    * them, and drops them unanswered when the statement cannot be prepared.
    */
   waiting?: Set<(error: Error) => void>;
-  /** Why it could not be prepared, when sqlite3 said so at once (a closed connection). */
-  refused?: Error;
 }
 
 /**
@@ -70,8 +68,7 @@ export class SqliteConnection {
     } catch (error) {
       return Promise.reject(error as Error); // never a throw: callers chain `.catch` on the call
     }
-    const { statement, waiting, refused } = prepared;
-    if (refused) return Promise.reject(refused);
+    const { statement, waiting } = prepared;
     const reads = /^\s*(SELECT|WITH|PRAGMA)\b/i.test(sql);
     return new Promise((resolve, reject) => {
       waiting?.add(reject);
@@ -135,8 +132,8 @@ export class SqliteConnection {
       if (this.closing) throw new ConnectionClosing();
       // A statement that fails to prepare fails the runs sent to it, and is prepared again next
       // time (a table that did not exist yet may exist then).
-      // On a closed connection sqlite3 calls back at once, inside `prepare`: the entry is then
-      // returned refused and not kept.
+      // On a closed connection sqlite3 calls back at once, inside `prepare`: that refusal is
+      // thrown (run() rejects with it) and nothing is kept.
       const waiting = new Set<(error: Error) => void>();
       let refusedAtOnce: Error | undefined;
       let entry: Prepared | undefined = undefined;
@@ -150,7 +147,7 @@ export class SqliteConnection {
         if (this.statements.get(sql) === entry) this.statements.delete(sql);
         for (const fail of waiting) fail(error);
       });
-      if (refusedAtOnce) return { statement, refused: refusedAtOnce };
+      if (refusedAtOnce) throw refusedAtOnce;
       entry = { statement, waiting };
       this.statements.set(sql, entry);
       prepared = entry;
