@@ -33,6 +33,27 @@ async function openDatabase(sqlite: SqliteConnection, database: string): Promise
   return dataSource;
 }
 
+/** The application's transaction runner on `dataSource`, through `sqlite`. */
+function transactionsOn(
+  dataSource: DataSource,
+  sqlite: SqliteConnection,
+  state: ServiceState,
+): TypeOrmTransactions {
+  return new TypeOrmTransactions(
+    dataSource,
+    new DatabaseFileMonitor(dataSource, state),
+    new WriteHealth(state),
+    sqlite,
+  );
+}
+
+/** Group hooks that watch nothing. */
+const NO_HOOKS = {
+  assertWritable: () => undefined,
+  committed: () => undefined,
+  refused: () => undefined,
+};
+
 describe('TypeOrmTransactions on SQLite', () => {
   let dataSource: DataSource;
   let transactions: TypeOrmTransactions;
@@ -44,12 +65,7 @@ describe('TypeOrmTransactions on SQLite', () => {
     sqlite = new SqliteConnection();
     dataSource = await openDatabase(sqlite, ':memory:');
     state = new ServiceState();
-    transactions = new TypeOrmTransactions(
-      dataSource,
-      new DatabaseFileMonitor(dataSource, state),
-      new WriteHealth(state),
-      sqlite,
-    );
+    transactions = transactionsOn(dataSource, sqlite, state);
   });
   afterEach(async () => {
     await transactions.beforeApplicationShutdown();
@@ -197,12 +213,7 @@ describe('TypeOrmTransactions on SQLite', () => {
     // sqlite3 answers a statement prepared on a closed connection at once, inside `prepare`.
     const closing = new SqliteConnection();
     const closed = await openDatabase(closing, ':memory:');
-    const writes = new TypeOrmTransactions(
-      closed,
-      new DatabaseFileMonitor(closed, state),
-      new WriteHealth(state),
-      closing,
-    );
+    const writes = transactionsOn(closed, closing, state);
     await closed.destroy(); // no statement of ours prepared yet: SQLite closes it
     const never = 'SELECT name FROM t WHERE name = ?';
     await expect(closing.run(never, ['x'])).rejects.toThrow(/closed/i);
@@ -229,7 +240,7 @@ describe('TypeOrmTransactions on SQLite', () => {
         },
         tx,
       }),
-      { assertWritable: () => undefined, committed: () => undefined, refused: () => undefined },
+      NO_HOOKS,
     );
     const outcomes = await Promise.allSettled([
       throwing.run((t) => insert(t, 'a')),
@@ -243,12 +254,7 @@ describe('TypeOrmTransactions on SQLite', () => {
     // A statement prepared after them would keep SQLite from closing the connection (SQLITE_BUSY).
     const closing = new SqliteConnection();
     const closed = await openDatabase(closing, ':memory:');
-    const writes = new TypeOrmTransactions(
-      closed,
-      new DatabaseFileMonitor(closed, state),
-      new WriteHealth(state),
-      closing,
-    );
+    const writes = transactionsOn(closed, closing, state);
     await writes.run((tx) => execute(tx, 'INSERT INTO t (name) VALUES (?)', ['before']));
     await writes.beforeApplicationShutdown();
     const late = writes.run((tx) => execute(tx, 'DELETE FROM t WHERE name = ?', ['before']));
@@ -258,12 +264,9 @@ describe('TypeOrmTransactions on SQLite', () => {
   });
 
   it('answers a statement between groups and every unit when no connection can be had', async () => {
-    const none = new SqliteGroupCommit(
-      () => {
-        throw new Error('no connection');
-      },
-      { assertWritable: () => undefined, committed: () => undefined, refused: () => undefined },
-    );
+    const none = new SqliteGroupCommit(() => {
+      throw new Error('no connection');
+    }, NO_HOOKS);
     await expect(none.outside('PRAGMA wal_checkpoint(TRUNCATE)')).rejects.toThrow('no connection');
     await expect(none.run((t) => insert(t, 'a'))).rejects.toBeInstanceOf(ApiError);
   });
