@@ -15,6 +15,9 @@ import { AuditKeyring } from './audit-keys.js';
 import { AuditFilter, AuditRepository } from './audit.repository.js';
 import type { Changes } from './changes.js';
 
+/** What an event records; the chain gives it its place, time, key and links. */
+type EventContent = Omit<AuditContent, 'seq' | 'at' | 'prevHash' | 'keyId'>;
+
 /** Events read at a time when the chain is verified. */
 const VERIFY_BATCH = 1000;
 
@@ -70,18 +73,30 @@ export class AuditTrail extends RefusalRecorder {
    * request (a seed file, the retention job record their own or none).
    */
   async record(tx: Tx, call: OperatorCall | undefined, change: ChangeRecord): Promise<void> {
-    if (!call) return;
-    await this.append(tx, {
-      actorKind: call.operator.kind,
-      operatorId: call.operator.id,
-      operatorName: call.operator.name,
-      action: call.action,
-      target: change.target,
-      outcome: change.outcome ?? call.status,
-      requestId: call.requestId,
-      changes: change.changes,
-      reason: null,
-    });
+    await this.recordMany(tx, [{ call, change }]);
+  }
+
+  /** record() for several changes of one transaction, in order: their events appended at once. */
+  async recordMany(
+    tx: Tx,
+    records: readonly { call: OperatorCall | undefined; change: ChangeRecord }[],
+  ): Promise<void> {
+    const events: EventContent[] = [];
+    for (const { call, change } of records) {
+      if (!call) continue;
+      events.push({
+        actorKind: call.operator.kind,
+        operatorId: call.operator.id,
+        operatorName: call.operator.name,
+        action: call.action,
+        target: change.target,
+        outcome: change.outcome ?? call.status,
+        requestId: call.requestId,
+        changes: change.changes,
+        reason: null,
+      });
+    }
+    await this.append(tx, ...events);
   }
 
   /** Appends the event of a change made by the service itself (the retention job). */
@@ -167,21 +182,20 @@ export class AuditTrail extends RefusalRecorder {
     return { valid: true, events: checked, headHash };
   }
 
-  private async append(
-    tx: Tx,
-    event: Omit<AuditContent, 'seq' | 'at' | 'prevHash' | 'keyId'>,
-  ): Promise<void> {
+  /** Appends the events in order, each linked to the one before it (the first to the head). */
+  private async append(tx: Tx, ...events: EventContent[]): Promise<void> {
+    if (events.length === 0) return;
     const appended = await this.events.append(tx, (head) => {
       const key = this.keys.current;
-      const content: AuditContent = {
-        seq: (head?.seq ?? 0) + 1,
-        at: new Date().toISOString(),
-        ...event,
-        keyId: key.id,
-        prevHash: head?.hash ?? GENESIS_HASH,
-      };
-      return { ...content, hash: linkOf(content, key.key) };
+      const at = new Date().toISOString();
+      let seq = head?.seq ?? 0;
+      let prevHash = head?.hash ?? GENESIS_HASH;
+      return events.map((event) => {
+        const content: AuditContent = { seq: ++seq, at, ...event, keyId: key.id, prevHash };
+        prevHash = linkOf(content, key.key);
+        return { ...content, hash: prevHash };
+      });
     });
-    this.heads?.appended(appended.seq);
+    this.heads?.appended(appended[appended.length - 1].seq);
   }
 }

@@ -18,14 +18,18 @@ export type ChainHead = Pick<AuditEvent, 'seq' | 'hash'>;
 /** Storage of the audit trail: appended to, read, never changed. */
 export abstract class AuditRepository {
   /**
-   * Appends the event `next` makes from the head of the chain (undefined: the chain is empty),
-   * inside the transaction, and returns it: the chain locked, its head read, the event inserted.
+   * Appends the events `next` makes from the head of the chain (undefined: the chain is empty),
+   * in order, inside the transaction, and returns them: the chain locked, its head read, the
+   * events inserted.
    */
-  async append(tx: Tx, next: (head: ChainHead | undefined) => AuditEvent): Promise<AuditEvent> {
+  async append(
+    tx: Tx,
+    next: (head: ChainHead | undefined) => AuditEvent[],
+  ): Promise<AuditEvent[]> {
     await this.lockChain(tx);
-    const event = next(await this.last(tx));
-    await this.insert(tx, event);
-    return event;
+    const events = next(await this.last(tx));
+    await this.insert(tx, events);
+    return events;
   }
 
   /**
@@ -35,7 +39,7 @@ export abstract class AuditRepository {
   abstract lockChain(tx: Tx): Promise<void>;
   /** The last event of the chain (its head). */
   abstract last(tx: Tx): Promise<Pick<AuditEvent, 'seq' | 'hash' | 'at'> | undefined>;
-  abstract insert(tx: Tx, event: AuditEvent): Promise<void>;
+  abstract insert(tx: Tx, events: readonly AuditEvent[]): Promise<void>;
   /** Newest first. */
   abstract list(
     tx: Tx,

@@ -9,32 +9,41 @@ import {
   MoreThan,
   MoreThanOrEqual,
 } from 'typeorm';
+import { type BatchColumn, insertBatch } from '../database/batch-statements.js';
 import { kindOf } from '../database/dialect.js';
 import { execute } from '../database/sql.js';
 import type { Tx } from '../database/transactions.js';
-import { MemoKey } from '../database/transaction-memo.js';
+import { MemoKey, type TransactionMemo } from '../database/transaction-memo.js';
 import { managerOf, memoOf } from '../database/typeorm-transactions.js';
 import type { AuditEvent } from './audit-chain.js';
 import { AuditEventRow } from './audit-event.entity.js';
 import { AuditFilter, AuditRepository, ChainHead } from './audit.repository.js';
 import { AUDIT_CHAIN_LOCK } from './migration-events.js';
 
-/**
- * The head of the chain and a new event: on the write path of every audited change, so written as
- * plain statements, prepared once (src/database/sql.ts).
- */
+/** The head of the chain: on the write path of every audited change, a plain statement. */
 const LAST_EVENT = 'SELECT seq, hash, at FROM audit_event ORDER BY seq DESC LIMIT 1';
-const EVENT_COLUMNS =
-  'INSERT INTO audit_event (seq, at, actor_kind, operator_id, operator_name, action, target, ' +
-  'outcome, request_id, changes, reason, key_id, prev_hash, hash) ';
-const INSERT_EVENT = `${EVENT_COLUMNS}VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+/** An event's columns, as written (src/database/batch-statements.ts). */
+const EVENT_COLUMNS: BatchColumn[] = [
+  { name: 'seq', type: 'integer' },
+  { name: 'at', type: 'text' },
+  { name: 'actor_kind', type: 'text' },
+  { name: 'operator_id', type: 'text' },
+  { name: 'operator_name', type: 'text' },
+  { name: 'action', type: 'text' },
+  { name: 'target', type: 'text' },
+  { name: 'outcome', type: 'integer' },
+  { name: 'request_id', type: 'text' },
+  { name: 'changes', type: 'text' },
+  { name: 'reason', type: 'text' },
+  { name: 'key_id', type: 'text' },
+  { name: 'prev_hash', type: 'text' },
+  { name: 'hash', type: 'text' },
+];
 /**
- * A new event after the head the transaction remembers, only if that is the head still: the
+ * Events appended after the head the transaction remembers, only if that is the head still: the
  * check and the insert are one statement, so a head remembered wrongly is caught, never linked to.
  */
-const INSERT_EVENT_AFTER =
-  `${EVENT_COLUMNS}SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? ` +
-  'WHERE (SELECT seq, hash FROM audit_event ORDER BY seq DESC LIMIT 1) = (?, ?)';
+const STILL_THE_HEAD = '(SELECT seq, hash FROM audit_event ORDER BY seq DESC LIMIT 1) = (?, ?)';
 
 /**
  * The head of the chain as this transaction's last append left it (SQLite's grouped
@@ -60,20 +69,18 @@ export class TypeOrmAuditRepository extends AuditRepository {
    */
   override async append(
     tx: Tx,
-    next: (head: ChainHead | undefined) => AuditEvent,
-  ): Promise<AuditEvent> {
+    next: (head: ChainHead | undefined) => AuditEvent[],
+  ): Promise<AuditEvent[]> {
     const memo = memoOf(tx);
     const known = memo?.get(CHAIN_HEAD);
     if (memo && known) {
-      const event = next(known);
-      const { affected } = await execute(tx, INSERT_EVENT_AFTER, [
-        ...eventValues(event),
-        known.seq,
-        known.hash,
-      ]);
-      if (affected === 1) {
-        memo.set(CHAIN_HEAD, { seq: event.seq, hash: event.hash });
-        return event;
+      const events = next(known);
+      const inserted = await insertBatch(tx, 'audit_event', EVENT_COLUMNS, events.map(eventValues), {
+        onlyIf: { sql: STILL_THE_HEAD, parameters: [known.seq, known.hash] },
+      });
+      if (inserted === events.length) {
+        rememberHead(memo, events);
+        return events;
       }
       memo.delete(CHAIN_HEAD);
       this.logger.warn(
@@ -81,9 +88,9 @@ export class TypeOrmAuditRepository extends AuditRepository {
         'The head of the audit chain was not the one this transaction remembered; read it again',
       );
     }
-    const event = await super.append(tx, next);
-    memo?.set(CHAIN_HEAD, { seq: event.seq, hash: event.hash });
-    return event;
+    const events = await super.append(tx, next);
+    if (memo) rememberHead(memo, events);
+    return events;
   }
 
   async lockChain(tx: Tx): Promise<void> {
@@ -97,8 +104,8 @@ export class TypeOrmAuditRepository extends AuditRepository {
     return row ? { seq: Number(row.seq), hash: row.hash, at: row.at } : undefined;
   }
 
-  async insert(tx: Tx, event: AuditEvent): Promise<void> {
-    await execute(tx, INSERT_EVENT, eventValues(event));
+  async insert(tx: Tx, events: readonly AuditEvent[]): Promise<void> {
+    await insertBatch(tx, 'audit_event', EVENT_COLUMNS, events.map(eventValues));
   }
 
   async list(
@@ -142,7 +149,13 @@ export class TypeOrmAuditRepository extends AuditRepository {
   }
 }
 
-/** The values of INSERT_EVENT's placeholders, in its columns' order. */
+/** Keeps the last of the events just appended as the head the transaction knows. */
+function rememberHead(memo: TransactionMemo, events: readonly AuditEvent[]): void {
+  const last = events[events.length - 1];
+  if (last) memo.set(CHAIN_HEAD, { seq: last.seq, hash: last.hash });
+}
+
+/** An event's values, in EVENT_COLUMNS' order. */
 function eventValues(event: AuditEvent): unknown[] {
   return [
     event.seq,

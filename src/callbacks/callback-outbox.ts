@@ -44,7 +44,7 @@ export function isCallbackUrl(value: unknown): value is string {
  * exists exactly when its transition was committed.
  */
 export abstract class CallbackOutbox {
-  abstract enqueue(tx: Tx, callback: NewCallback): Promise<void>;
+  abstract enqueue(tx: Tx, callbacks: readonly NewCallback[]): Promise<void>;
 
   /** Why this URL may not receive callbacks here (production wants https), or undefined. */
   abstract urlRefusal(url: string): string | undefined;

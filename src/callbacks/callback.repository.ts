@@ -33,7 +33,7 @@ export type AttemptResult = Pick<
 
 /** Storage of callbacks (the outbox) and their attempts. Times are epoch milliseconds. */
 export abstract class CallbackRepository {
-  abstract insert(tx: Tx, callback: CallbackRecord): Promise<void>;
+  abstract insert(tx: Tx, callbacks: readonly CallbackRecord[]): Promise<void>;
 
   /**
    * Claims up to `limit` pending callbacks due at `now` whose lease is free or expired, for

@@ -33,19 +33,24 @@ export class CallbackService extends CallbackOutbox {
     this.wake = wake;
   }
 
-  async enqueue(tx: Tx, callback: NewCallback): Promise<void> {
-    await this.callbacks.insert(tx, {
-      ...callback,
-      id: randomUUID(),
-      webhookId: `msg_${randomBytes(18).toString('base64url')}`,
-      state: 'pending',
-      attempts: 0,
-      firstAttemptAt: null,
-      nextAttemptAt: Date.now(),
-      leaseOwner: null,
-      leaseUntil: null,
-      stateAfterRedelivery: null,
-    });
+  async enqueue(tx: Tx, callbacks: readonly NewCallback[]): Promise<void> {
+    if (callbacks.length === 0) return;
+    const now = Date.now();
+    await this.callbacks.insert(
+      tx,
+      callbacks.map((callback) => ({
+        ...callback,
+        id: randomUUID(),
+        webhookId: `msg_${randomBytes(18).toString('base64url')}`,
+        state: 'pending',
+        attempts: 0,
+        firstAttemptAt: null,
+        nextAttemptAt: now,
+        leaseOwner: null,
+        leaseUntil: null,
+        stateAfterRedelivery: null,
+      })),
+    );
     // After the transaction commits (it is still open now), the dispatcher finds it.
     setTimeout(() => this.wake?.(), 20).unref();
   }

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
+import { type BatchColumn, insertBatch } from '../database/batch-statements.js';
 import { claimLockClause } from '../database/dialect.js';
-import { execute } from '../database/sql.js';
 import type { Tx } from '../database/transactions.js';
 import { insertRows, managerOf } from '../database/typeorm-transactions.js';
 import {
@@ -18,10 +18,23 @@ import {
   CallbackRepository,
 } from './callback.repository.js';
 
-const INSERT_CALLBACK =
-  'INSERT INTO callback (id, webhook_id, validation_key, merchant_id, status, url, body, state, ' +
-  'attempts, first_attempt_at, next_attempt_at, lease_owner, lease_until, ' +
-  'state_after_redelivery) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+/** A callback's columns, as written (src/database/batch-statements.ts). */
+const CALLBACK_COLUMNS: BatchColumn[] = [
+  { name: 'id', type: 'text' },
+  { name: 'webhook_id', type: 'text' },
+  { name: 'validation_key', type: 'text' },
+  { name: 'merchant_id', type: 'text' },
+  { name: 'status', type: 'text' },
+  { name: 'url', type: 'text' },
+  { name: 'body', type: 'text' },
+  { name: 'state', type: 'text' },
+  { name: 'attempts', type: 'integer' },
+  { name: 'first_attempt_at', type: 'bigint' },
+  { name: 'next_attempt_at', type: 'bigint' },
+  { name: 'lease_owner', type: 'text' },
+  { name: 'lease_until', type: 'bigint' },
+  { name: 'state_after_redelivery', type: 'text' },
+];
 
 @Injectable()
 export class TypeOrmCallbackRepository extends CallbackRepository {
@@ -32,23 +45,28 @@ export class TypeOrmCallbackRepository extends CallbackRepository {
     this.lock = claimLockClause(dataSource);
   }
 
-  async insert(tx: Tx, c: CallbackRecord): Promise<void> {
-    await execute(tx, INSERT_CALLBACK, [
-      c.id,
-      c.webhookId,
-      c.validationKey,
-      c.merchantId,
-      c.status,
-      c.url,
-      c.body,
-      c.state,
-      c.attempts,
-      c.firstAttemptAt,
-      c.nextAttemptAt,
-      c.leaseOwner,
-      c.leaseUntil,
-      c.stateAfterRedelivery,
-    ]);
+  async insert(tx: Tx, callbacks: readonly CallbackRecord[]): Promise<void> {
+    await insertBatch(
+      tx,
+      'callback',
+      CALLBACK_COLUMNS,
+      callbacks.map((c) => [
+        c.id,
+        c.webhookId,
+        c.validationKey,
+        c.merchantId,
+        c.status,
+        c.url,
+        c.body,
+        c.state,
+        c.attempts,
+        c.firstAttemptAt,
+        c.nextAttemptAt,
+        c.leaseOwner,
+        c.leaseUntil,
+        c.stateAfterRedelivery,
+      ]),
+    );
   }
 
   async claimDue(

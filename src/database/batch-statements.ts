@@ -1,4 +1,5 @@
 import { kindOf } from './dialect.js';
+import { execute } from './sql.js';
 import type { Tx } from './transactions.js';
 import { managerOf } from './typeorm-transactions.js';
 
@@ -12,9 +13,11 @@ export interface BatchColumn {
 export const BATCH_ROWS = 1000;
 
 /**
- * The statements of the bulk paths (seed files) take their rows as one JSON parameter, which the
- * database turns back into rows (SQLite's json_each, PostgreSQL's jsonb_array_elements): the driver
- * converts one string per statement instead of every field of every row, one by one.
+ * The statements of the bulk paths (seed files, the reports of a batch) take their rows as one
+ * JSON parameter, which the database turns back into rows (SQLite's json_each, PostgreSQL's
+ * jsonb_array_elements): the driver converts one string per statement instead of every field of
+ * every row, one by one, and the statement's text is the same whatever the number of rows, so it
+ * is prepared once (src/database/sql.ts).
  */
 function rowsParameter(rows: readonly unknown[][]): string {
   const json = JSON.stringify(rows);
@@ -34,25 +37,43 @@ function fromJson(tx: Tx, columns: readonly BatchColumn[], alias = 'v'): string 
       : `r.value ->> ${i} AS ${column.name}`,
   );
   // jsonb is parsed once; json would be parsed again by each ->>.
-  const rows = postgres ? 'jsonb_array_elements($1::jsonb) AS r' : 'json_each(?) AS r';
+  const rows = postgres ? 'jsonb_array_elements(?::jsonb) AS r' : 'json_each(?) AS r';
   return `(SELECT ${values.join(', ')} FROM ${rows}) AS ${alias}`;
 }
 
+/** How insertBatch treats rows it must not insert. */
+export interface InsertOptions {
+  /** A row whose value of this column is taken is left out, not an error (ON CONFLICT DO NOTHING). */
+  unique?: string;
+  /**
+   * A condition the statement checks itself (`?` placeholders, `parameters` their values): while
+   * it does not hold, no row is inserted.
+   */
+  onlyIf?: { sql: string; parameters: readonly unknown[] };
+}
+
 /**
- * Inserts many rows, a statement per BATCH_ROWS, inside the transaction. Columns left out take
- * their defaults, as with a row inserted alone.
+ * Inserts many rows, a statement per BATCH_ROWS, inside the transaction, and returns how many were
+ * inserted. Columns left out take their defaults, as with a row inserted alone.
  */
 export async function insertBatch(
   tx: Tx,
   table: string,
   columns: readonly BatchColumn[],
   rows: readonly unknown[][],
-): Promise<void> {
+  { unique, onlyIf }: InsertOptions = {},
+): Promise<number> {
   const names = columns.map((c) => c.name).join(', ');
-  const sql = `INSERT INTO ${table} (${names}) SELECT ${names} FROM ${fromJson(tx, columns)}`;
+  // Always a WHERE: SQLite's grammar needs one before ON CONFLICT after a SELECT.
+  const sql =
+    `INSERT INTO ${table} (${names}) SELECT ${names} FROM ${fromJson(tx, columns)} ` +
+    `WHERE ${onlyIf?.sql ?? 'true'}${unique ? ` ON CONFLICT (${unique}) DO NOTHING` : ''}`;
+  let inserted = 0;
   for (let from = 0; from < rows.length; from += BATCH_ROWS) {
-    await managerOf(tx).query(sql, [rowsParameter(rows.slice(from, from + BATCH_ROWS))]);
+    const parameter = rowsParameter(rows.slice(from, from + BATCH_ROWS));
+    inserted += (await execute(tx, sql, [parameter, ...(onlyIf?.parameters ?? [])])).affected;
   }
+  return inserted;
 }
 
 /**
@@ -67,13 +88,11 @@ export async function updateBatch(
   set: string,
   where: string,
 ): Promise<number> {
-  const runner = managerOf(tx).queryRunner!;
   const sql = `UPDATE ${table} SET ${set} FROM ${fromJson(tx, columns)} WHERE ${where}`;
   let updated = 0;
   for (let from = 0; from < rows.length; from += BATCH_ROWS) {
     const parameter = rowsParameter(rows.slice(from, from + BATCH_ROWS));
-    const result = (await runner.query(sql, [parameter], true)) as { affected?: number };
-    updated += result.affected ?? 0;
+    updated += (await execute(tx, sql, [parameter])).affected;
   }
   return updated;
 }
@@ -94,7 +113,7 @@ export async function selectByKeys<T>(
   const rows: T[] = [];
   for (let from = 0; from < keys.length; from += BATCH_ROWS) {
     const parameter = rowsParameter(keys.slice(from, from + BATCH_ROWS));
-    rows.push(...((await managerOf(tx).query(sql, [parameter])) as T[]));
+    rows.push(...(await execute<T>(tx, sql, [parameter])).rows);
   }
   return rows;
 }

@@ -46,6 +46,12 @@ export interface SessionUpdate {
   next: StoredReport & CallbackUrls;
 }
 
+/** A session to create, and who creates it. */
+export interface NewSession {
+  session: SessionRecord;
+  createdBy?: Actor;
+}
+
 /** A transition to record, and whose it is. */
 export type NewTransition = Omit<TransitionRecord, 'at'> & { validationKey: string };
 
@@ -109,8 +115,11 @@ export abstract class PaymentSessionRepository {
   /** The sessions among `validationKeys` that exist, by key, inside a transaction. */
   abstract findManyIn(tx: Tx, validationKeys: string[]): Promise<Map<string, SessionRecord>>;
 
-  /** Inserts new sessions (seed files); throws when one of the keys exists already. */
-  abstract insertMany(tx: Tx, sessions: SessionRecord[], createdBy?: Actor): Promise<void>;
+  /**
+   * insert for many new sessions at once, each with who created it; returns how many were
+   * inserted (fewer than given when another writer took some of the keys first).
+   */
+  abstract insertMany(tx: Tx, sessions: readonly NewSession[]): Promise<number>;
 
   /**
    * updateIfVersion for many sessions at once; returns how many were updated (fewer than given

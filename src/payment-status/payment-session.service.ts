@@ -1,5 +1,5 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { AuditTrail } from '../audit/audit-trail.service.js';
+import { AuditTrail, type ChangeRecord } from '../audit/audit-trail.service.js';
 import { REDACTED, changesBetween } from '../audit/changes.js';
 import { boundedCache, ENTRY_OVERHEAD_BYTES } from '../common/cache/bounded-cache.js';
 import { ChangeFeed, SINGLE_PROCESS_FEED } from '../database/change-feed.js';
@@ -8,6 +8,7 @@ import { MetricsService } from '../metrics/metrics.service.js';
 import type { OperatorCall } from '../operators/operator-call.js';
 import { CallbackOutbox, type NewCallback } from '../callbacks/callback-outbox.js';
 import { ApiError } from '../common/errors/api-error.js';
+import { BatchedUnits } from '../database/batched-units.js';
 import { Transactions, allStatements, type Tx } from '../database/transactions.js';
 import { MerchantService } from '../merchants/merchant.service.js';
 import { CacheLookups, UNCOUNTED_CACHE_LOOKUPS } from '../metrics/cache-lookups.js';
@@ -22,6 +23,7 @@ import { Actor } from './actor.js';
 import { PersonalDataHolders } from './personal-data-holders.js';
 import {
   ListedSession,
+  NewSession,
   NewTransition,
   PaymentSessionRepository,
   SeededTimes,
@@ -105,7 +107,25 @@ export interface ApplyOptions {
 }
 
 /** Lost a race with another writer; the report is judged again against the new state. */
-class StaleVersion extends Error {}
+export class StaleVersion extends Error {}
+
+/** Reports applied in one unit of work at most (see BatchedUnits). */
+export const REPORTS_PER_BATCH = 64;
+
+/** A report of applyBatch; `actor` when it is not the batch's (ApplyOptions.actor). */
+export interface BatchReport {
+  validationKey: string;
+  report: PaymentReportDto;
+  times?: SessionTimes;
+  actor?: Actor;
+}
+
+/** An operator's report waiting for its batch (see PaymentSessionService.report). */
+interface QueuedReport {
+  validationKey: string;
+  report: PaymentReportDto;
+  call?: OperatorCall;
+}
 
 /** Payment sessions: the merchant's status lookup and the operator's state machine. */
 @Injectable()
@@ -116,6 +136,8 @@ export class PaymentSessionService {
   });
   /** Moves on with every erasure heard of: a read that began before one is not kept. */
   private generation = 0;
+  /** Operators' reports, a batch of distinct sessions at a time. */
+  private readonly reports: BatchedUnits<QueuedReport, ReportResult | ApiError>;
 
   constructor(
     private readonly sessions: PaymentSessionRepository,
@@ -129,6 +151,10 @@ export class PaymentSessionService {
     @Optional() private readonly metrics?: MetricsService,
     @Optional() private readonly holders?: PersonalDataHolders,
   ) {
+    this.reports = new BatchedUnits(transactions, (tx, reports) => this.applyReports(tx, reports), {
+      maxItems: REPORTS_PER_BATCH,
+      joins: (batch, report) => !batch.some((r) => r.validationKey === report.validationKey),
+    });
     changes.subscribe(PERSONAL_DATA_ERASED, {
       onChange: (key) => this.forgetAnswer(key),
       onGap: () => this.forgetAnswer('*'),
@@ -179,44 +205,70 @@ export class PaymentSessionService {
   }
 
   /**
-   * Creates the session or moves it to a new state, in its own transaction; an operator's report
-   * goes into the audit trail in the same transaction.
+   * Creates the session or moves it to a new state; an operator's report goes into the audit trail
+   * in the same transaction. Reports that arrive while the writes before them are under way are
+   * applied together, in one unit of work (see BatchedUnits and applyReports); each gets exactly
+   * its own outcome. A batch that lost a race with another writer (another process or instance) is
+   * undone whole, and each of its reports is then applied alone, judged again against the new state.
    */
   async report(
     validationKey: string,
     report: PaymentReportDto,
     call?: OperatorCall,
   ): Promise<ReportResult> {
-    const actor: Actor | undefined = call && {
-      kind: 'operator',
-      id: call.operator.id,
-      name: call.operator.name,
-    };
-    return this.transact((tx) =>
-      this.apply(tx, validationKey, report, {
-        callbacks: true,
-        actor,
-        alongside: (result) =>
-          this.audit.record(tx, call, {
-            target: validationKey,
-            outcome: result.outcome === 'created' ? 201 : 200,
-            changes: changesBetween(
-              result.previous && audited(result.previous),
-              audited(result.session),
-              PERSONAL_FIELDS.map((field) => `paymentResponse.${field}`),
-            ),
-          }),
+    // A report refused on its own fields never reaches a transaction.
+    this.validate(validationKey, report);
+    try {
+      const result = await this.reports.submit({ validationKey, report, call });
+      if (result instanceof ApiError) throw result;
+      return result;
+    } catch (error) {
+      if (!(error instanceof StaleVersion)) throw error;
+    }
+    // The batch was the first attempt.
+    return this.transact(async (tx) => {
+      const [result] = await this.applyReports(tx, [{ validationKey, report, call }]);
+      if (result instanceof ApiError) throw result;
+      return result;
+    }, 2);
+  }
+
+  /**
+   * Applies operators' reports of distinct sessions (applyBatch) and appends their audit events,
+   * in order, inside the caller's transaction. Each report's result is at its place: its outcome,
+   * or the ApiError it is refused with.
+   */
+  private async applyReports(
+    tx: Tx,
+    reports: readonly QueuedReport[],
+  ): Promise<(ReportResult | ApiError)[]> {
+    const results = await this.applyBatch(
+      tx,
+      reports.map(({ validationKey, report, call }) => ({
+        validationKey,
+        report,
+        actor: call && { kind: 'operator', id: call.operator.id, name: call.operator.name },
+      })),
+      { callbacks: true },
+    );
+    await this.audit.recordMany(
+      tx,
+      reports.flatMap(({ validationKey, call }, index) => {
+        const result = results[index];
+        if (result instanceof ApiError || result.outcome === 'unchanged') return [];
+        return [{ call, change: reportChange(validationKey, result) }];
       }),
     );
+    return results;
   }
 
   /**
    * Runs `work` in a transaction of its own, again (against the new state) when it lost a race
-   * with another writer of the same session, up to MAX_REPORT_ATTEMPTS times; then 409. For work
-   * that calls apply().
+   * with another writer of the same session, up to MAX_REPORT_ATTEMPTS times in all (counted from
+   * `firstAttempt`); then 409. For work that calls apply().
    */
-  async transact<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
+  async transact<T>(work: (tx: Tx) => Promise<T>, firstAttempt = 1): Promise<T> {
+    for (let attempt = firstAttempt; ; attempt++) {
       try {
         return await this.transactions.run(work);
       } catch (error) {
@@ -360,16 +412,18 @@ export class PaymentSessionService {
   }
 
   /**
-   * apply() for the reports of many different sessions (a seed file), inside the caller's
-   * transaction: the sessions are read, judged and written a batch at a time. Each report's result
-   * is at its place: its outcome, or the ApiError apply() would have thrown for it.
+   * apply() for the reports of many different sessions (a seed file, a batch of operators'
+   * reports), inside the caller's transaction: the sessions are read, judged and written a batch
+   * at a time, with a statement per kind of row. Each report's result is at its place: its
+   * outcome, or the ApiError apply() would have thrown for it. Throws StaleVersion, for the caller
+   * to undo the whole batch, when another writer changed one of the sessions first.
    */
   async applyBatch(
     tx: Tx,
-    reports: { validationKey: string; report: PaymentReportDto; times?: SessionTimes }[],
+    reports: readonly BatchReport[],
     options: ApplyOptions,
-  ): Promise<(ReportOutcome | ApiError)[]> {
-    const results: (ReportOutcome | ApiError)[] = [];
+  ): Promise<(ReportResult | ApiError)[]> {
+    const results: (ReportResult | ApiError)[] = [];
     const refused = (index: number) => (error: unknown) => {
       if (!(error instanceof ApiError)) throw error;
       results[index] = error;
@@ -393,41 +447,49 @@ export class PaymentSessionService {
       if (stored.has(validationKey) || merchants.has(report.merchantId)) continue;
       merchants.set(report.merchantId, await this.merchants.exists(tx, report.merchantId));
     }
-    const inserts: SessionRecord[] = [];
+    const inserts: NewSession[] = [];
     const updates: SessionUpdate[] = [];
     const transitions: NewTransition[] = [];
     const callbacks: NewCallback[] = [];
     const seededTimes: SeededTimes[] = [];
     for (const index of judged) {
       const { validationKey, report, times } = reports[index];
+      const actor = reports[index].actor ?? options.actor;
       const current = stored.get(validationKey);
       try {
         if (!current && !merchants.get(report.merchantId)) throw unknownMerchant();
         const change = sessionChange(validationKey, report, toStoredReport(report), current);
-        if (change.outcome === 'created') inserts.push(change.session);
+        if (change.outcome === 'created') inserts.push({ session: change.session, createdBy: actor });
         if (change.outcome === 'updated') {
           const expectedVersion = change.previous.version;
           updates.push({ validationKey, expectedVersion, next: change.stored });
         }
         if (change.transitioned) {
-          transitions.push(transitionOf(change.session, change.previous, options.actor));
+          transitions.push(transitionOf(change.session, change.previous, actor));
           const callback = options.callbacks ? callbackOf(change.session) : undefined;
           if (callback) callbacks.push(callback);
           const seeded = times && seededTimesOf(change.session, change.outcome, times);
           if (seeded) seededTimes.push(seeded);
         }
-        results[index] = change.outcome;
+        const { outcome, session, previous } = change;
+        results[index] = { outcome, session, previous };
       } catch (error) {
         refused(index)(error);
       }
     }
-    await this.sessions.insertMany(tx, inserts, options.actor);
+    if ((await this.sessions.insertMany(tx, inserts)) !== inserts.length) {
+      throw new StaleVersion('A payment session was created while the batch was applied.');
+    }
     if ((await this.sessions.updateManyIfVersion(tx, updates)) !== updates.length) {
       throw new StaleVersion('A payment session changed while the batch was applied.');
     }
-    await this.sessions.addTransitions(tx, transitions);
+    // Rows independent of each other: sent together, one round trip of the transaction.
+    await allStatements([
+      this.sessions.addTransitions(tx, transitions),
+      this.outbox.enqueue(tx, callbacks),
+    ]);
+    // The seeded times of transitions too: once those are written.
     if (seededTimes.length > 0) await this.sessions.setSeededTimes(tx, seededTimes);
-    for (const callback of callbacks) await this.outbox.enqueue(tx, callback);
     return results;
   }
 
@@ -479,7 +541,7 @@ export class PaymentSessionService {
     // than one each (a serialised SQLite write waits an event-loop turn for each).
     await allStatements([
       transition,
-      callback && this.outbox.enqueue(tx, callback),
+      callback && this.outbox.enqueue(tx, [callback]),
       options.alongside?.(result),
     ]);
   }
@@ -524,6 +586,19 @@ function transitionOf(
     toStatus: session.status,
     detailedStatus: session.detailedStatus,
     actor: actor ?? null,
+  };
+}
+
+/** What an operator's report changed, as its audit event records it. */
+function reportChange(validationKey: string, result: ReportResult): ChangeRecord {
+  return {
+    target: validationKey,
+    outcome: result.outcome === 'created' ? 201 : 200,
+    changes: changesBetween(
+      result.previous && audited(result.previous),
+      audited(result.session),
+      PERSONAL_FIELDS.map((field) => `paymentResponse.${field}`),
+    ),
   };
 }
 

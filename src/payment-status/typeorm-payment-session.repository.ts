@@ -18,6 +18,7 @@ import { actorOf, storedActor, type Actor } from './actor.js';
 import {
   CallbackUrls,
   ListedSession,
+  NewSession,
   NewTransition,
   PaymentSessionRepository,
   SeededTimes,
@@ -233,23 +234,23 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
     return new Map(rows.map((row) => [row.validationKey, fromRow(row)]));
   }
 
-  async insertMany(tx: Tx, sessions: SessionRecord[], createdBy?: Actor): Promise<void> {
+  async insertMany(tx: Tx, sessions: readonly NewSession[]): Promise<number> {
     const now = Date.now();
-    const by = storedActor(createdBy);
-    await insertBatch(
+    return insertBatch(
       tx,
       'payment_session',
       SESSION_COLUMNS,
-      sessions.map((s) => [
+      sessions.map(({ session: s, createdBy }) => [
         s.validationKey,
         s.merchantId,
         ...reportValues(s),
         s.version,
         finalAtOf(s.status, now),
         holdsPersonalData(s.paymentResponse),
-        by,
+        storedActor(createdBy),
         now,
       ]),
+      { unique: 'validation_key' },
     );
   }
 

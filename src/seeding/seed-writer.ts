@@ -184,7 +184,7 @@ export class SeedWriter {
     });
     results.forEach((result, i) => {
       if (result instanceof ApiError) this.refuse('paymentSessions', batch[i].index, result);
-      else this.summary.paymentSessions[result]++;
+      else this.summary.paymentSessions[result.outcome]++;
     });
   }
 

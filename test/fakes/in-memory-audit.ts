@@ -28,8 +28,8 @@ export class InMemoryAuditEvents extends AuditRepository implements Rollbackable
     return this.events[this.events.length - 1];
   }
 
-  async insert(_tx: Tx, event: AuditEvent): Promise<void> {
-    this.events.push(copy(event));
+  async insert(_tx: Tx, events: readonly AuditEvent[]): Promise<void> {
+    this.events.push(...events.map(copy));
   }
 
   async list(

@@ -8,8 +8,8 @@ export class InMemoryCallbackOutbox extends CallbackOutbox implements Rollbackab
   /** URLs refused, as production refuses plain http. */
   refuse?: (url: string) => string | undefined;
 
-  async enqueue(_tx: Tx, callback: NewCallback): Promise<void> {
-    this.callbacks.push(copy(callback));
+  async enqueue(_tx: Tx, callbacks: readonly NewCallback[]): Promise<void> {
+    this.callbacks.push(...callbacks.map(copy));
   }
 
   urlRefusal(url: string): string | undefined {

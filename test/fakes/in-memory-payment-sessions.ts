@@ -4,6 +4,7 @@ import type { Actor } from '../../src/payment-status/actor.js';
 import {
   CallbackUrls,
   ListedSession,
+  NewSession,
   NewTransition,
   PaymentSessionRepository,
   SeededTimes,
@@ -229,12 +230,12 @@ export class InMemoryPaymentSessions extends PaymentSessionRepository implements
     return found;
   }
 
-  async insertMany(tx: Tx, sessions: SessionRecord[], createdBy?: Actor): Promise<void> {
-    for (const session of sessions) {
-      if (!(await this.insert(tx, session, createdBy))) {
-        throw new Error(`${session.validationKey} exists`);
-      }
+  async insertMany(tx: Tx, sessions: readonly NewSession[]): Promise<number> {
+    let inserted = 0;
+    for (const { session, createdBy } of sessions) {
+      if (await this.insert(tx, session, createdBy)) inserted++;
     }
+    return inserted;
   }
 
   async updateManyIfVersion(tx: Tx, updates: SessionUpdate[]): Promise<number> {

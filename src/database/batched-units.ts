@@ -1,0 +1,67 @@
+import type { Transactions, Tx } from './transactions.js';
+
+/** How a batch is formed. */
+export interface BatchOptions<I> {
+  /** Items in one batch at most. */
+  maxItems: number;
+  /** Whether `item` may join the open batch; when not, it opens a new one. */
+  joins?(batch: readonly I[], item: I): boolean;
+}
+
+/** A batch: its items, and the results of its unit of work, one per item. */
+interface Batch<I, R> {
+  items: I[];
+  done: Promise<R[]>;
+}
+
+/**
+ * Work submitted one item at a time and done for many in one unit of work (a transaction; on
+ * SQLite a unit of a group, see SqliteGroupCommit). The first item submitted opens a batch, handed
+ * to Transactions.run at once; every item submitted until that unit begins joins it (unless
+ * `joins` refuses it or it is full: a new batch opens). So the items that arrive while the writes
+ * before them are under way are done together, with a statement per kind of row instead of a
+ * statement per row each (docs/decisions.md, "What bounds writes on SQLite"), while an item
+ * submitted to an idle system starts at once.
+ *
+ * Each item gets the result `work` answers at its place. If the unit fails, each item of the batch
+ * fails with its error and nothing of the batch was written. Results are handed over once the
+ * unit's transaction has committed, as Transactions.run hands over a unit's value.
+ *
+ * Not DataLoader: its batches are dispatched on a schedule of their own and settle when the batch
+ * function returns, before the transaction has committed; a batch here closes when its turn in the
+ * transactions comes, and settles after COMMIT.
+ */
+export class BatchedUnits<I, R> {
+  private open?: Batch<I, R>;
+
+  constructor(
+    private readonly transactions: Transactions,
+    private readonly work: (tx: Tx, items: readonly I[]) => Promise<R[]>,
+    private readonly options: BatchOptions<I>,
+  ) {}
+
+  submit(item: I): Promise<R> {
+    const batch = this.open;
+    if (
+      batch &&
+      batch.items.length < this.options.maxItems &&
+      (this.options.joins?.(batch.items, item) ?? true)
+    ) {
+      const index = batch.items.push(item) - 1;
+      return batch.done.then((results) => results[index]);
+    }
+    return this.begin(item).then((results) => results[0]);
+  }
+
+  /** Opens a batch with its first item; it closes when its unit begins. */
+  private begin(first: I): Promise<R[]> {
+    const batch = { items: [first] } as Batch<I, R>;
+    // Open before the unit is handed over: a unit begun within the call closes it at once.
+    this.open = batch;
+    batch.done = this.transactions.run((tx) => {
+      if (this.open === batch) this.open = undefined;
+      return this.work(tx, batch.items);
+    });
+    return batch.done;
+  }
+}
