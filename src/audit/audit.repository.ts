@@ -22,10 +22,7 @@ export abstract class AuditRepository {
    * in order, inside the transaction, and returns them: the chain locked, its head read, the
    * events inserted.
    */
-  async append(
-    tx: Tx,
-    next: (head: ChainHead | undefined) => AuditEvent[],
-  ): Promise<AuditEvent[]> {
+  async append(tx: Tx, next: (head: ChainHead | undefined) => AuditEvent[]): Promise<AuditEvent[]> {
     await this.lockChain(tx);
     const events = next(await this.last(tx));
     await this.insert(tx, events);

@@ -75,9 +75,15 @@ export class TypeOrmAuditRepository extends AuditRepository {
     const known = memo?.get(CHAIN_HEAD);
     if (memo && known) {
       const events = next(known);
-      const inserted = await insertBatch(tx, 'audit_event', EVENT_COLUMNS, events.map(eventValues), {
-        onlyIf: { sql: STILL_THE_HEAD, parameters: [known.seq, known.hash] },
-      });
+      const inserted = await insertBatch(
+        tx,
+        'audit_event',
+        EVENT_COLUMNS,
+        events.map(eventValues),
+        {
+          onlyIf: { sql: STILL_THE_HEAD, parameters: [known.seq, known.hash] },
+        },
+      );
       if (inserted === events.length) {
         rememberHead(memo, events);
         return events;

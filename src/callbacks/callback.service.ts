@@ -10,6 +10,9 @@ import { AttemptRecord, CallbackRecord, CallbackRepository } from './callback.re
 import { CallbackSender } from './callback-sender.js';
 import { CallbackViewDto } from './dto/callback-view.dto.js';
 
+/** Random bytes of a webhook id (`msg_` and their base64url: Standard Webhooks' message id). */
+const WEBHOOK_ID_BYTES = 18;
+
 /**
  * The callbacks of payment sessions: stored with the transitions that cause them, listed and
  * redelivered by the operator, delivered by the CallbackDispatcher of some instance.
@@ -36,12 +39,16 @@ export class CallbackService extends CallbackOutbox {
   async enqueue(tx: Tx, callbacks: readonly NewCallback[]): Promise<void> {
     if (callbacks.length === 0) return;
     const now = Date.now();
+    // One call for the random bytes of every webhook id: each call is a synchronous job of its own.
+    const random = randomBytes(WEBHOOK_ID_BYTES * callbacks.length);
+    const webhookId = (i: number) =>
+      `msg_${random.subarray(i * WEBHOOK_ID_BYTES, (i + 1) * WEBHOOK_ID_BYTES).toString('base64url')}`;
     await this.callbacks.insert(
       tx,
-      callbacks.map((callback) => ({
+      callbacks.map((callback, i) => ({
         ...callback,
         id: randomUUID(),
-        webhookId: `msg_${randomBytes(18).toString('base64url')}`,
+        webhookId: webhookId(i),
         state: 'pending',
         attempts: 0,
         firstAttemptAt: null,

@@ -8,6 +8,7 @@ import { InMemoryTransactions } from '../../test/fakes/in-memory-transactions.js
 import { ApiError } from '../common/errors/api-error.js';
 import { apiErrorOf } from '../../test/support/api-error-of.js';
 import { merchantServices } from '../../test/fakes/merchant-services.js';
+import type { OperatorCall } from '../operators/operator-call.js';
 import type { PaymentReportDto } from './dto/payment-report.dto.js';
 import { MAX_REPORT_ATTEMPTS, PaymentSessionService } from './payment-session.service.js';
 import { toStoredReport } from './payment-report.rules.js';
@@ -37,7 +38,7 @@ async function setup() {
   await merchants.createMerchant({ id: OTHER, name: 'Globex' });
   const audit = new AuditTrail(events, transactions, testAuditKeyring());
   const service = new PaymentSessionService(sessions, merchants, transactions, outbox, audit);
-  return { service, sessions, transactions, outbox, events };
+  return { service, sessions, transactions, outbox, events, audit };
 }
 
 const STATUSES: PaymentStatus[] = ['PENDING', 'NOT_COMPLETED', 'SUCCESSFUL', 'FAILED'];
@@ -276,6 +277,90 @@ describe('PaymentSessionService: concurrent writers', () => {
     }
     expect(await service.history('vk_1')).toHaveLength(2);
     expect(sessions.stored('vk_1')?.version).toBe(2);
+  });
+});
+
+describe('PaymentSessionService: reports that arrive together', () => {
+  const operator = (requestId: string): OperatorCall => ({
+    operator: { kind: 'operator', id: 'op-1', name: 'Ann' },
+    action: 'payment-session.report',
+    requestId,
+    status: 200,
+  });
+
+  it('applies reports of distinct sessions in one transaction, each with its own outcome', async () => {
+    const { service, sessions, transactions, outbox, events, audit } = await setup();
+    await service.report('vk_final', reportOf('FAILED'));
+    const committed = transactions.committed;
+    const results = await Promise.allSettled([
+      service.report(
+        'vk_1',
+        reportOf('SUCCESSFUL', { returnUrl: 'https://shop.test/ok' }),
+        operator('r1'),
+      ),
+      service.report('vk_final', reportOf('SUCCESSFUL'), operator('r2')),
+      service.report('vk_2', reportOf('PENDING'), operator('r3')),
+      service.report('vk_3', reportOf('PENDING', { merchantId: 'nobody' }), operator('r4')),
+      service.report(
+        'vk_4',
+        reportOf('FAILED', { errorUrl: 'https://shop.test/ko' }),
+        operator('r5'),
+      ),
+    ]);
+    expect(transactions.committed).toBe(committed + 1);
+    expect(
+      results.map((r) =>
+        r.status === 'fulfilled' ? r.value.outcome : (r.reason as ApiError).code,
+      ),
+    ).toEqual(['created', 'CONFLICT', 'created', 'INVALID_PARAMETER', 'created']);
+    expect(sessions.stored('vk_1')).toMatchObject({ status: 'SUCCESSFUL', version: 1 });
+    expect(sessions.stored('vk_final')).toMatchObject({ status: 'FAILED', version: 1 });
+    expect(sessions.stored('vk_3')).toBeUndefined();
+    expect(outbox.callbacks.map((c) => [c.validationKey, c.url])).toEqual([
+      ['vk_1', 'https://shop.test/ok'],
+      ['vk_4', 'https://shop.test/ko'],
+    ]);
+    // One event per change, in the order the reports arrived, chained.
+    expect(events.all().map((e) => [e.target, e.requestId, e.outcome])).toEqual([
+      ['vk_1', 'r1', 201],
+      ['vk_2', 'r3', 201],
+      ['vk_4', 'r5', 201],
+    ]);
+    expect(await audit.verify()).toMatchObject({ valid: true, events: 3 });
+  });
+
+  it('applies two reports of one session that arrive together one after the other', async () => {
+    const { service, transactions } = await setup();
+    const committed = transactions.committed;
+    const [first, second] = await Promise.all([
+      service.report('vk_1', reportOf('PENDING')),
+      service.report('vk_1', reportOf('SUCCESSFUL')),
+    ]);
+    expect([first.outcome, second.outcome]).toEqual(['created', 'updated']);
+    expect(transactions.committed).toBe(committed + 2);
+    expect((await service.history('vk_1'))?.map((t) => t.toStatus)).toEqual([
+      'PENDING',
+      'SUCCESSFUL',
+    ]);
+  });
+
+  it('undoes a batch that lost a race whole, and applies each of its reports alone', async () => {
+    const { service, sessions, transactions, events } = await setup();
+    await service.report('vk_1', reportOf('PENDING'));
+    // Another writer moves vk_1 while the batch writes: the batch's update finds version 2.
+    sessions.beforeNextWrite = () =>
+      sessions.put({ ...sessions.stored('vk_1')!, detailedStatus: 'ELSEWHERE', version: 2 });
+    const rolledBack = transactions.rolledBack;
+    const [created, moved] = await Promise.all([
+      service.report('vk_2', reportOf('PENDING'), operator('r1')),
+      service.report('vk_1', reportOf('SUCCESSFUL'), operator('r2')),
+    ]);
+    expect(transactions.rolledBack).toBe(rolledBack + 1);
+    expect(created.outcome).toBe('created');
+    expect(moved.outcome).toBe('updated');
+    expect(sessions.stored('vk_1')).toMatchObject({ status: 'SUCCESSFUL', version: 3 });
+    expect(sessions.stored('vk_2')).toMatchObject({ status: 'PENDING', version: 1 });
+    expect(events.all().map((e) => e.requestId)).toEqual(['r1', 'r2']);
   });
 });
 

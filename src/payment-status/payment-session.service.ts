@@ -459,7 +459,8 @@ export class PaymentSessionService {
       try {
         if (!current && !merchants.get(report.merchantId)) throw unknownMerchant();
         const change = sessionChange(validationKey, report, toStoredReport(report), current);
-        if (change.outcome === 'created') inserts.push({ session: change.session, createdBy: actor });
+        if (change.outcome === 'created')
+          inserts.push({ session: change.session, createdBy: actor });
         if (change.outcome === 'updated') {
           const expectedVersion = change.previous.version;
           updates.push({ validationKey, expectedVersion, next: change.stored });

@@ -1,0 +1,126 @@
+import { BatchedUnits } from './batched-units.js';
+import { Transactions, type Tx } from './transactions.js';
+
+/** Transactions whose units begin only when the test says so, one at a time, in order. */
+class HeldTransactions extends Transactions {
+  readonly waiting: (() => Promise<void>)[] = [];
+  /** What each unit that ran was given, and whether it committed. */
+  readonly log: string[] = [];
+
+  run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.waiting.push(async () => {
+        try {
+          const value = await work({ inTransaction: true });
+          this.log.push('committed');
+          resolve(value);
+        } catch (error) {
+          this.log.push('rolled back');
+          reject(error as Error);
+        }
+      });
+    });
+  }
+
+  /** Begins the next waiting unit and waits for it to end. */
+  async next(): Promise<void> {
+    const unit = this.waiting.shift();
+    if (!unit) throw new Error('no unit is waiting');
+    await unit();
+  }
+
+  async outside(): Promise<void> {}
+}
+
+/** Transactions that begin a unit within the call to run(). */
+class ImmediateTransactions extends Transactions {
+  run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return work({ inTransaction: true });
+  }
+
+  async outside(): Promise<void> {}
+}
+
+describe('BatchedUnits', () => {
+  let transactions: HeldTransactions;
+  let batches: string[][];
+
+  /** Doubles each item; an item named 'refused' is answered with an error value at its place. */
+  const units = (maxItems = 8, fails?: (items: readonly string[]) => boolean) =>
+    new BatchedUnits<string, string | Error>(
+      transactions,
+      async (_tx, items) => {
+        batches.push([...items]);
+        if (fails?.(items)) throw new Error(`batch ${items.join(',')} failed`);
+        return items.map((item) => (item === 'refused' ? new Error('refused') : item + item));
+      },
+      { maxItems, joins: (batch, item) => !batch.includes(item) },
+    );
+
+  beforeEach(() => {
+    transactions = new HeldTransactions();
+    batches = [];
+  });
+
+  it('does the items submitted before its unit begins in one unit, each with its own result', async () => {
+    const batched = units();
+    const results = ['a', 'refused', 'b'].map((item) => batched.submit(item));
+    expect(transactions.waiting).toHaveLength(1);
+    await transactions.next();
+    expect(batches).toEqual([['a', 'refused', 'b']]);
+    expect(await results[0]).toBe('aa');
+    expect(await results[1]).toEqual(new Error('refused'));
+    expect(await results[2]).toBe('bb');
+    expect(transactions.log).toEqual(['committed']);
+  });
+
+  it('opens a new batch for what arrives once the unit has begun', async () => {
+    const batched = units();
+    const first = batched.submit('a');
+    const begun = transactions.next();
+    const second = batched.submit('b');
+    await begun;
+    expect(await first).toBe('aa');
+    expect(transactions.waiting).toHaveLength(1);
+    await transactions.next();
+    expect(await second).toBe('bb');
+    expect(batches).toEqual([['a'], ['b']]);
+  });
+
+  it('opens a new batch when the open one is full or refuses the item', async () => {
+    const batched = units(2);
+    const results = ['a', 'b', 'c', 'c', 'd'].map((item) => batched.submit(item));
+    // a,b (full) | c | c,d: the second c may not join the batch that holds one.
+    expect(transactions.waiting).toHaveLength(3);
+    await transactions.next();
+    await transactions.next();
+    await transactions.next();
+    expect(batches).toEqual([['a', 'b'], ['c'], ['c', 'd']]);
+    expect(await Promise.all(results)).toEqual(['aa', 'bb', 'cc', 'cc', 'dd']);
+  });
+
+  it('fails every item of a batch whose unit fails, and only those', async () => {
+    const batched = units(2, (items) => items.includes('x'));
+    const failed = ['a', 'x'].map((item) => batched.submit(item));
+    const kept = batched.submit('b');
+    await transactions.next();
+    await transactions.next();
+    for (const result of failed) await expect(result).rejects.toThrow('batch a,x failed');
+    expect(await kept).toBe('bb');
+    expect(transactions.log).toEqual(['rolled back', 'committed']);
+  });
+
+  it('does not keep open a batch whose unit began within the call', async () => {
+    const seen: string[][] = [];
+    const batched = new BatchedUnits<string, string>(
+      new ImmediateTransactions(),
+      async (_tx, items) => {
+        seen.push([...items]);
+        return items.map((item) => item.toUpperCase());
+      },
+      { maxItems: 8 },
+    );
+    expect(await Promise.all([batched.submit('a'), batched.submit('b')])).toEqual(['A', 'B']);
+    expect(seen).toEqual([['a'], ['b']]);
+  });
+});
