@@ -99,6 +99,14 @@ export class AuditTrail extends RefusalRecorder {
     await this.append(tx, ...events);
   }
 
+  /**
+   * Reads, inside the transaction, what an append later in it needs, where the transaction keeps
+   * it (see AuditRepository.prepare): sent with the caller's own reads, it saves a round trip.
+   */
+  prepare(tx: Tx): Promise<void> {
+    return this.events.prepare(tx);
+  }
+
   /** Appends the event of a change made by the service itself (the retention job). */
   async recordSystem(tx: Tx, action: string, change: ChangeRecord): Promise<void> {
     await this.append(tx, {

@@ -30,6 +30,12 @@ export abstract class AuditRepository {
   }
 
   /**
+   * Reads what a later append of the transaction needs, where the transaction keeps what it read
+   * (SQLite's group transactions: the chain's head); nothing where it does not.
+   */
+  async prepare(_tx: Tx): Promise<void> {}
+
+  /**
    * Makes the transaction the only one appending until it ends (PostgreSQL: an advisory lock
    * shared by every instance; SQLite writes one transaction at a time anyway).
    */

@@ -99,6 +99,14 @@ export class TypeOrmAuditRepository extends AuditRepository {
     return events;
   }
 
+  /** SQLite's group transactions: the head, read now unless the transaction knows it. */
+  override async prepare(tx: Tx): Promise<void> {
+    const memo = memoOf(tx);
+    if (!memo || memo.get(CHAIN_HEAD)) return;
+    const head = await this.last(tx);
+    if (head) memo.set(CHAIN_HEAD, { seq: head.seq, hash: head.hash });
+  }
+
   async lockChain(tx: Tx): Promise<void> {
     if (kindOf(this.dataSource) !== 'postgres') return;
     await managerOf(tx).query('SELECT pg_advisory_xact_lock($1)', [AUDIT_CHAIN_LOCK]);

@@ -104,6 +104,13 @@ export interface ApplyOptions {
    * its callback, when there is one (one round trip of the transaction rather than two).
    */
   alongside?: (result: ReportResult) => Promise<void>;
+  /** applyBatch: reads of the caller's own, sent with the batch's reads. */
+  prepare?: (tx: Tx) => Promise<void>;
+  /**
+   * applyBatch: the caller's own writes about the batch's results (each at its report's place),
+   * sent with the batch's writes.
+   */
+  alongsideAll?: (results: readonly (ReportResult | ApiError)[]) => Promise<void>;
 }
 
 /** Lost a race with another writer; the report is judged again against the new state. */
@@ -242,24 +249,27 @@ export class PaymentSessionService {
     tx: Tx,
     reports: readonly QueuedReport[],
   ): Promise<(ReportResult | ApiError)[]> {
-    const results = await this.applyBatch(
+    return this.applyBatch(
       tx,
       reports.map(({ validationKey, report, call }) => ({
         validationKey,
         report,
         actor: call && { kind: 'operator', id: call.operator.id, name: call.operator.name },
       })),
-      { callbacks: true },
+      {
+        callbacks: true,
+        prepare: (inTx) => this.audit.prepare(inTx),
+        alongsideAll: (results) =>
+          this.audit.recordMany(
+            tx,
+            reports.flatMap(({ validationKey, call }, index) => {
+              const result = results[index];
+              if (result instanceof ApiError || result.outcome === 'unchanged') return [];
+              return [{ call, change: reportChange(validationKey, result) }];
+            }),
+          ),
+      },
     );
-    await this.audit.recordMany(
-      tx,
-      reports.flatMap(({ validationKey, call }, index) => {
-        const result = results[index];
-        if (result instanceof ApiError || result.outcome === 'unchanged') return [];
-        return [{ call, change: reportChange(validationKey, result) }];
-      }),
-    );
-    return results;
   }
 
   /**
@@ -437,16 +447,19 @@ export class PaymentSessionService {
         refused(index)(error);
       }
     });
-    const stored = await this.sessions.findManyIn(
-      tx,
-      judged.map((index) => reports[index].validationKey),
-    );
-    const merchants = new Map<string, boolean>();
-    for (const index of judged) {
-      const { validationKey, report } = reports[index];
-      if (stored.has(validationKey) || merchants.has(report.merchantId)) continue;
-      merchants.set(report.merchantId, await this.merchants.exists(tx, report.merchantId));
-    }
+    // The reads are independent of each other: sent together, one round trip of the transaction
+    // (every merchant named, though only a new session's matters).
+    const merchantIds = [...new Set(judged.map((index) => reports[index].report.merchantId))];
+    const [stored, ...exist] = await allStatements<unknown>([
+      this.sessions.findManyIn(
+        tx,
+        judged.map((index) => reports[index].validationKey),
+      ),
+      ...merchantIds.map((id) => this.merchants.exists(tx, id)),
+      options.prepare?.(tx),
+    ]);
+    const sessions = stored as Map<string, SessionRecord>;
+    const merchants = new Map(merchantIds.map((id, i) => [id, exist[i] as boolean]));
     const inserts: NewSession[] = [];
     const updates: SessionUpdate[] = [];
     const transitions: NewTransition[] = [];
@@ -455,7 +468,7 @@ export class PaymentSessionService {
     for (const index of judged) {
       const { validationKey, report, times } = reports[index];
       const actor = reports[index].actor ?? options.actor;
-      const current = stored.get(validationKey);
+      const current = sessions.get(validationKey);
       try {
         if (!current && !merchants.get(report.merchantId)) throw unknownMerchant();
         const change = sessionChange(validationKey, report, toStoredReport(report), current);
@@ -478,17 +491,21 @@ export class PaymentSessionService {
         refused(index)(error);
       }
     }
-    if ((await this.sessions.insertMany(tx, inserts)) !== inserts.length) {
-      throw new StaleVersion('A payment session was created while the batch was applied.');
-    }
-    if ((await this.sessions.updateManyIfVersion(tx, updates)) !== updates.length) {
-      throw new StaleVersion('A payment session changed while the batch was applied.');
-    }
-    // Rows independent of each other: sent together, one round trip of the transaction.
-    await allStatements([
+    // The writes too (no row refers to another by a constraint); a short count means another
+    // writer got there first, and the whole batch is undone (allStatements: all of them ran).
+    const [inserted, updated] = await allStatements<unknown>([
+      this.sessions.insertMany(tx, inserts),
+      this.sessions.updateManyIfVersion(tx, updates),
       this.sessions.addTransitions(tx, transitions),
       this.outbox.enqueue(tx, callbacks),
+      options.alongsideAll?.(results),
     ]);
+    if (inserted !== inserts.length) {
+      throw new StaleVersion('A payment session was created while the batch was applied.');
+    }
+    if (updated !== updates.length) {
+      throw new StaleVersion('A payment session changed while the batch was applied.');
+    }
     // The seeded times of transitions too: once those are written.
     if (seededTimes.length > 0) await this.sessions.setSeededTimes(tx, seededTimes);
     return results;
