@@ -9,6 +9,7 @@ import type { OperatorCall } from '../operators/operator-call.js';
 import { CallbackOutbox, type NewCallback } from '../callbacks/callback-outbox.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { BatchedUnits } from '../database/batched-units.js';
+import { isUniqueViolation } from '../database/dialect.js';
 import { Transactions, allStatements, type Tx } from '../database/transactions.js';
 import { MerchantService } from '../merchants/merchant.service.js';
 import { CacheLookups, UNCOUNTED_CACHE_LOOKUPS } from '../metrics/cache-lookups.js';
@@ -491,15 +492,20 @@ export class PaymentSessionService {
         refused(index)(error);
       }
     }
-    // The writes too (no row refers to another by a constraint); a short count means another
-    // writer got there first, and the whole batch is undone (allStatements: all of them ran).
+    // The writes too (no row refers to another by a constraint). A short count, or a transition
+    // whose version another writer recorded first (PostgreSQL: its update waited for the other
+    // transaction, and the transition was sent before its count was known), means another writer
+    // got there first: the whole batch is undone (allStatements: all of them ran).
     const [inserted, updated] = await allStatements<unknown>([
       this.sessions.insertMany(tx, inserts),
       this.sessions.updateManyIfVersion(tx, updates),
       this.sessions.addTransitions(tx, transitions),
       this.outbox.enqueue(tx, callbacks),
       options.alongsideAll?.(results),
-    ]);
+    ]).catch((error: unknown) => {
+      if (!isUniqueViolation(error)) throw error;
+      throw new StaleVersion('A payment session changed while the batch was applied.');
+    });
     if (inserted !== inserts.length) {
       throw new StaleVersion('A payment session was created while the batch was applied.');
     }
