@@ -231,6 +231,50 @@ describe('the audit chain appended by the units of SQLite group transactions', (
     ]);
   });
 
+  it('reads the head when prepared, then appends many events linked in order without reading it', async () => {
+    const call = (requestId: string) => ({
+      operator: { kind: 'operator' as const, id: 'op-1', name: 'Ann' },
+      action: 'report',
+      requestId,
+      status: 200,
+    });
+    const change = (target: string) => ({ target, changes: { s: { old: null, new: target } } });
+    const { outcomes, sent } = await groupOf([
+      async (tx) => {
+        await trail.prepare(tx);
+        await trail.prepare(tx); // known now: no second read
+        await trail.recordMany(tx, [
+          { call: call('r1'), change: change('one') },
+          { call: undefined, change: change('no operator: no event') },
+          { call: call('r2'), change: change('two') },
+        ]);
+        await trail.recordMany(tx, [{ call: call('r3'), change: change('three') }]);
+      },
+    ]);
+    expect(outcomes).toEqual(['fulfilled']);
+    expect(sent).toEqual([
+      'BEGIN IMMEDIATE',
+      'unit',
+      'read head',
+      'append after',
+      'append after',
+      'COMMIT',
+    ]);
+    const targets = (await dataSource.query(
+      'SELECT seq, target FROM audit_event ORDER BY seq',
+    )) as {
+      seq: number;
+      target: string;
+    }[];
+    expect(targets.map((row) => `${row.seq} ${row.target}`)).toEqual([
+      '1 first',
+      '2 one',
+      '3 two',
+      '4 three',
+    ]);
+    expect(await trail.verify()).toMatchObject({ valid: true, events: 4 });
+  });
+
   it('reads the head before every append of a transaction that keeps no memo (PostgreSQL’s)', async () => {
     const runner = dataSource.createQueryRunner();
     const tx = new TypeOrmTx(runner.manager, sqlite);
