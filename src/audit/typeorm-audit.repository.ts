@@ -9,7 +9,7 @@ import {
   MoreThan,
   MoreThanOrEqual,
 } from 'typeorm';
-import { type BatchColumn, insertBatch } from '../database/batch-statements.js';
+import { BATCH_ROWS, type BatchColumn, insertBatch } from '../database/batch-statements.js';
 import { kindOf } from '../database/dialect.js';
 import { execute } from '../database/sql.js';
 import type { Tx } from '../database/transactions.js';
@@ -64,7 +64,7 @@ export class TypeOrmAuditRepository extends AuditRepository {
    * same transaction left is known: the group holds the write lock from BEGIN IMMEDIATE on, and
    * the memo is forgotten when a unit is rolled back or the group ends. The append after it links
    * to that head without reading it, in one statement that checks the head is still that one
-   * (otherwise the head is read and the event made again). PostgreSQL: each report is a
+   * (otherwise the head is read and the events made again). PostgreSQL: each batch is a
    * transaction of its own, under the chain's lock, and its head is always read.
    */
   override async append(
@@ -73,8 +73,10 @@ export class TypeOrmAuditRepository extends AuditRepository {
   ): Promise<AuditEvent[]> {
     const memo = memoOf(tx);
     const known = memo?.get(CHAIN_HEAD);
-    if (memo && known) {
-      const events = next(known);
+    const linked = known && next(known);
+    // One statement checks the head for all of them: at most a statement's worth of rows.
+    if (memo && known && linked && linked.length <= BATCH_ROWS) {
+      const events = linked;
       const inserted = await insertBatch(
         tx,
         'audit_event',

@@ -3,21 +3,24 @@ import { Transactions, type Tx } from './transactions.js';
 
 /** Transactions whose units begin only when the test says so, one at a time, in order. */
 class HeldTransactions extends Transactions {
-  readonly waiting: (() => Promise<void>)[] = [];
+  readonly waiting: { begin(): Promise<void>; refuse(error: Error): void }[] = [];
   /** What each unit that ran was given, and whether it committed. */
   readonly log: string[] = [];
 
   run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.waiting.push(async () => {
-        try {
-          const value = await work({ inTransaction: true });
-          this.log.push('committed');
-          resolve(value);
-        } catch (error) {
-          this.log.push('rolled back');
-          reject(error as Error);
-        }
+      this.waiting.push({
+        begin: async () => {
+          try {
+            const value = await work({ inTransaction: true });
+            this.log.push('committed');
+            resolve(value);
+          } catch (error) {
+            this.log.push('rolled back');
+            reject(error as Error);
+          }
+        },
+        refuse: reject,
       });
     });
   }
@@ -26,7 +29,14 @@ class HeldTransactions extends Transactions {
   async next(): Promise<void> {
     const unit = this.waiting.shift();
     if (!unit) throw new Error('no unit is waiting');
-    await unit();
+    await unit.begin();
+  }
+
+  /** Fails the next waiting unit without beginning it (its transaction could not be begun). */
+  refuseNext(error: Error): void {
+    const unit = this.waiting.shift();
+    if (!unit) throw new Error('no unit is waiting');
+    unit.refuse(error);
   }
 
   async outside(): Promise<void> {}
@@ -108,6 +118,18 @@ describe('BatchedUnits', () => {
     for (const result of failed) await expect(result).rejects.toThrow('batch a,x failed');
     expect(await kept).toBe('bb');
     expect(transactions.log).toEqual(['rolled back', 'committed']);
+  });
+
+  it('closes a batch whose unit failed before it began: what comes later is tried', async () => {
+    const batched = units();
+    const refused = batched.submit('a');
+    transactions.refuseNext(new Error('the database is unavailable'));
+    await expect(refused).rejects.toThrow('the database is unavailable');
+    const later = batched.submit('b');
+    expect(transactions.waiting).toHaveLength(1);
+    await transactions.next();
+    expect(await later).toBe('bb');
+    expect(batches).toEqual([['b']]);
   });
 
   it('does not keep open a batch whose unit began within the call', async () => {

@@ -24,7 +24,8 @@ interface Batch<I, R> {
  * submitted to an idle system starts at once.
  *
  * Each item gets the result `work` answers at its place. If the unit fails, each item of the batch
- * fails with its error and nothing of the batch was written. Results are handed over once the
+ * fails with its error and nothing of the batch was written; a batch closes when its unit begins,
+ * and also when it fails without beginning. Results are handed over once the
  * unit's transaction has committed, as Transactions.run hands over a unit's value.
  *
  * Not DataLoader: its batches are dispatched on a schedule of their own and settle when the batch
@@ -58,10 +59,16 @@ export class BatchedUnits<I, R> {
     const batch = { items: [first] } as Batch<I, R>;
     // Open before the unit is handed over: a unit begun within the call closes it at once.
     this.open = batch;
-    batch.done = this.transactions.run((tx) => {
+    const close = () => {
       if (this.open === batch) this.open = undefined;
+    };
+    batch.done = this.transactions.run((tx) => {
+      close();
       return this.work(tx, batch.items);
     });
+    // A unit refused before it began (its transaction could not be begun) closes its batch too:
+    // what is submitted later is tried, not answered with that refusal.
+    batch.done.then(close, close);
     return batch.done;
   }
 }

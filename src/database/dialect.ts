@@ -210,6 +210,18 @@ export function isUniqueViolation(error: unknown): boolean {
 }
 
 /**
+ * True when a write lost to a concurrent one: a unique constraint another writer took first, or on
+ * PostgreSQL a deadlock or serialization failure the database made it lose. Run again, it is
+ * judged against the winner's state.
+ */
+export function isLostRace(error: unknown): boolean {
+  if (isUniqueViolation(error)) return true;
+  const driverError = error instanceof QueryFailedError ? error.driverError : error;
+  const { code } = (driverError ?? {}) as { code?: unknown };
+  return code === '40P01' || code === '40001';
+}
+
+/**
  * A timestamp column read without TypeORM: PostgreSQL's driver gives a Date; SQLite gives the
  * text of CURRENT_TIMESTAMP, `YYYY-MM-DD HH:MM:SS` in UTC.
  */

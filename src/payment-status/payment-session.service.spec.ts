@@ -344,6 +344,37 @@ describe('PaymentSessionService: reports that arrive together', () => {
     ]);
   });
 
+  it('applies each report of a batch alone after a fault that is not the database refusing', async () => {
+    const { service, sessions, transactions } = await setup();
+    sessions.beforeNextWrite = () => {
+      throw new TypeError('a fault of one report');
+    };
+    const rolledBack = transactions.rolledBack;
+    const results = await Promise.all([
+      service.report('vk_1', reportOf('PENDING')),
+      service.report('vk_2', reportOf('FAILED')),
+    ]);
+    expect(results.map((r) => r.outcome)).toEqual(['created', 'created']);
+    expect(transactions.rolledBack).toBe(rolledBack + 1);
+    expect(sessions.stored('vk_2')?.status).toBe('FAILED');
+  });
+
+  it('answers every report of a batch the database refused with that refusal, trying none again', async () => {
+    const { service, sessions, transactions } = await setup();
+    const refusal = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    sessions.beforeNextWrite = () => {
+      throw refusal;
+    };
+    const committed = transactions.committed;
+    const results = await Promise.allSettled([
+      service.report('vk_1', reportOf('PENDING')),
+      service.report('vk_2', reportOf('FAILED')),
+    ]);
+    expect(results.map((r) => r.status === 'rejected' && r.reason)).toEqual([refusal, refusal]);
+    expect(transactions.committed).toBe(committed);
+    expect(sessions.stored('vk_1')).toBeUndefined();
+  });
+
   it('undoes a batch that lost a race whole, and applies each of its reports alone', async () => {
     const { service, sessions, transactions, events } = await setup();
     await service.report('vk_1', reportOf('PENDING'));

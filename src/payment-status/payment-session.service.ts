@@ -9,7 +9,7 @@ import type { OperatorCall } from '../operators/operator-call.js';
 import { CallbackOutbox, type NewCallback } from '../callbacks/callback-outbox.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { BatchedUnits } from '../database/batched-units.js';
-import { isUniqueViolation } from '../database/dialect.js';
+import { isDatabaseUnavailable, isLostRace } from '../database/dialect.js';
 import { Transactions, allStatements, type Tx } from '../database/transactions.js';
 import { MerchantService } from '../merchants/merchant.service.js';
 import { CacheLookups, UNCOUNTED_CACHE_LOOKUPS } from '../metrics/cache-lookups.js';
@@ -89,11 +89,16 @@ export const MAX_REPORT_ATTEMPTS = 5;
 /** Statuses whose arrival calls the merchant back. */
 const CALLBACK_STATUSES: readonly PaymentStatus[] = ['SUCCESSFUL', 'FAILED', 'NOT_COMPLETED'];
 
-export interface ApplyOptions {
+/** How reports are applied, alone or in a batch. */
+interface ReportOptions {
   /** Store the callbacks the transitions cause (seed files do not, unless asked). */
   callbacks: boolean;
   /** Who reports: recorded as the creator of a new session and on each transition. */
   actor?: Actor;
+}
+
+/** How apply() applies one report. */
+export interface ApplyOptions extends ReportOptions {
   /**
    * Apply the report only to a session that exists and is in one of these statuses (judged with
    * the version the update is conditional on); otherwise a 409 CONFLICT with `conflict`.
@@ -105,11 +110,15 @@ export interface ApplyOptions {
    * its callback, when there is one (one round trip of the transaction rather than two).
    */
   alongside?: (result: ReportResult) => Promise<void>;
-  /** applyBatch: reads of the caller's own, sent with the batch's reads. */
+}
+
+/** How applyBatch() applies the reports of a batch. */
+export interface BatchApplyOptions extends ReportOptions {
+  /** Reads of the caller's own, sent with the batch's reads. */
   prepare?: (tx: Tx) => Promise<void>;
   /**
-   * applyBatch: the caller's own writes about the batch's results (each at its report's place),
-   * sent with the batch's writes.
+   * The caller's own writes about the batch's results (each at its report's place), sent with
+   * the batch's writes.
    */
   alongsideAll?: (results: readonly (ReportResult | ApiError)[]) => Promise<void>;
 }
@@ -216,8 +225,10 @@ export class PaymentSessionService {
    * Creates the session or moves it to a new state; an operator's report goes into the audit trail
    * in the same transaction. Reports that arrive while the writes before them are under way are
    * applied together, in one unit of work (see BatchedUnits and applyReports); each gets exactly
-   * its own outcome. A batch that lost a race with another writer (another process or instance) is
-   * undone whole, and each of its reports is then applied alone, judged again against the new state.
+   * its own outcome. A batch that failed for another reason than the database's unavailability
+   * (it lost a race with another writer, another process or instance; some fault of one of its
+   * reports) is undone whole, and each of its reports is then applied alone, judged again against
+   * the new state.
    */
   async report(
     validationKey: string,
@@ -231,7 +242,9 @@ export class PaymentSessionService {
       if (result instanceof ApiError) throw result;
       return result;
     } catch (error) {
-      if (!(error instanceof StaleVersion)) throw error;
+      // The database's refusal would be this report's alone too; anything else may be another
+      // report's doing (a lost race, a fault of one report): this one is tried alone.
+      if (error instanceof ApiError || isDatabaseUnavailable(error)) throw error;
     }
     // The batch was the first attempt.
     return this.transact(async (tx) => {
@@ -432,7 +445,7 @@ export class PaymentSessionService {
   async applyBatch(
     tx: Tx,
     reports: readonly BatchReport[],
-    options: ApplyOptions,
+    options: BatchApplyOptions,
   ): Promise<(ReportResult | ApiError)[]> {
     const results: (ReportResult | ApiError)[] = [];
     const refused = (index: number) => (error: unknown) => {
@@ -492,10 +505,11 @@ export class PaymentSessionService {
         refused(index)(error);
       }
     }
-    // The writes too (no row refers to another by a constraint). A short count, or a transition
+    // The writes too (no row refers to another by a constraint). A short count, a transition
     // whose version another writer recorded first (PostgreSQL: its update waited for the other
-    // transaction, and the transition was sent before its count was known), means another writer
-    // got there first: the whole batch is undone (allStatements: all of them ran).
+    // transaction, and the transition was sent before its count was known), or a deadlock with
+    // another batch, means another writer got there first: the whole batch is undone
+    // (allStatements: all of them ran).
     const [inserted, updated] = await allStatements<unknown>([
       this.sessions.insertMany(tx, inserts),
       this.sessions.updateManyIfVersion(tx, updates),
@@ -503,7 +517,7 @@ export class PaymentSessionService {
       this.outbox.enqueue(tx, callbacks),
       options.alongsideAll?.(results),
     ]).catch((error: unknown) => {
-      if (!isUniqueViolation(error)) throw error;
+      if (!isLostRace(error)) throw error;
       throw new StaleVersion('A payment session changed while the batch was applied.');
     });
     if (inserted !== inserts.length) {

@@ -71,6 +71,14 @@ const INSERT_TRANSITION =
 /** Keys read by one statement of the status lookup at most. */
 const LOOKUP_BATCH_KEYS = 256;
 
+/**
+ * Rows in the order of their keys: two transactions writing some of the same sessions lock them in
+ * the same order (PostgreSQL), so neither waits for the other in a circle.
+ */
+function inKeyOrder<T>(rows: readonly T[], keyOf: (row: T) => string): T[] {
+  return [...rows].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
+}
+
 /** What a stored report is made of, as written in batches. */
 const REPORT_COLUMNS: BatchColumn[] = [
   { name: 'status', type: 'text' },
@@ -240,16 +248,18 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
       tx,
       'payment_session',
       SESSION_COLUMNS,
-      sessions.map(({ session: s, createdBy }) => [
-        s.validationKey,
-        s.merchantId,
-        ...reportValues(s),
-        s.version,
-        finalAtOf(s.status, now),
-        holdsPersonalData(s.paymentResponse),
-        storedActor(createdBy),
-        now,
-      ]),
+      inKeyOrder(sessions, ({ session }) => session.validationKey).map(
+        ({ session: s, createdBy }) => [
+          s.validationKey,
+          s.merchantId,
+          ...reportValues(s),
+          s.version,
+          finalAtOf(s.status, now),
+          holdsPersonalData(s.paymentResponse),
+          storedActor(createdBy),
+          now,
+        ],
+      ),
       { unique: 'validation_key' },
     );
   }
@@ -268,7 +278,7 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
       tx,
       'payment_session',
       UPDATE_COLUMNS,
-      updates.map((u) => [
+      inKeyOrder(updates, (u) => u.validationKey).map((u) => [
         u.validationKey,
         u.expectedVersion,
         ...reportValues(u.next),
