@@ -73,32 +73,31 @@ export class TypeOrmAuditRepository extends AuditRepository {
   ): Promise<AuditEvent[]> {
     const memo = memoOf(tx);
     const known = memo?.get(CHAIN_HEAD);
-    const linked = known && next(known);
-    // One statement checks the head for all of them: at most a statement's worth of rows.
-    if (memo && known && linked && linked.length <= BATCH_ROWS) {
-      const events = linked;
-      const inserted = await insertBatch(
-        tx,
-        'audit_event',
-        EVENT_COLUMNS,
-        events.map(eventValues),
-        {
-          onlyIf: { sql: STILL_THE_HEAD, parameters: [known.seq, known.hash] },
-        },
-      );
-      if (inserted === events.length) {
-        rememberHead(memo, events);
-        return events;
+    if (memo && known) {
+      const events = next(known);
+      // One statement checks the head for all of them: at most a statement's worth of rows.
+      if (events.length <= BATCH_ROWS) {
+        const inserted = await insertBatch(
+          tx,
+          'audit_event',
+          EVENT_COLUMNS,
+          events.map(eventValues),
+          { onlyIf: { sql: STILL_THE_HEAD, parameters: [known.seq, known.hash] } },
+        );
+        if (inserted === events.length) {
+          rememberHead(memo, events);
+          return events;
+        }
+        memo.delete(CHAIN_HEAD);
+        this.logger.warn(
+          { remembered: known.seq },
+          'The head of the audit chain was not the one this transaction remembered; read it again',
+        );
       }
-      memo.delete(CHAIN_HEAD);
-      this.logger.warn(
-        { remembered: known.seq },
-        'The head of the audit chain was not the one this transaction remembered; read it again',
-      );
     }
-    const events = await super.append(tx, next);
-    if (memo) rememberHead(memo, events);
-    return events;
+    const appended = await super.append(tx, next);
+    if (memo) rememberHead(memo, appended);
+    return appended;
   }
 
   /** SQLite's group transactions: the head, read now unless the transaction knows it. */
@@ -106,7 +105,7 @@ export class TypeOrmAuditRepository extends AuditRepository {
     const memo = memoOf(tx);
     if (!memo || memo.get(CHAIN_HEAD)) return;
     const head = await this.last(tx);
-    if (head) memo.set(CHAIN_HEAD, { seq: head.seq, hash: head.hash });
+    if (head) rememberHead(memo, [head]);
   }
 
   async lockChain(tx: Tx): Promise<void> {
@@ -165,8 +164,8 @@ export class TypeOrmAuditRepository extends AuditRepository {
   }
 }
 
-/** Keeps the last of the events just appended as the head the transaction knows. */
-function rememberHead(memo: TransactionMemo, events: readonly AuditEvent[]): void {
+/** Keeps the last of the events just appended (or read) as the head the transaction knows. */
+function rememberHead(memo: TransactionMemo, events: readonly ChainHead[]): void {
   const last = events[events.length - 1];
   if (last) memo.set(CHAIN_HEAD, { seq: last.seq, hash: last.hash });
 }

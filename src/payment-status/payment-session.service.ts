@@ -124,10 +124,10 @@ export interface BatchApplyOptions extends ReportOptions {
 }
 
 /** Lost a race with another writer; the report is judged again against the new state. */
-export class StaleVersion extends Error {}
+class StaleVersion extends Error {}
 
 /** Reports applied in one unit of work at most (see BatchedUnits). */
-export const REPORTS_PER_BATCH = 64;
+const REPORTS_PER_BATCH = 64;
 
 /** A report of applyBatch; `actor` when it is not the batch's (ApplyOptions.actor). */
 export interface BatchReport {

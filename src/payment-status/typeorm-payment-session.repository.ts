@@ -79,6 +79,20 @@ function inKeyOrder<T>(rows: readonly T[], keyOf: (row: T) => string): T[] {
   return [...rows].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
 }
 
+/** A new session's values, in the order of INSERT_SESSION's columns and SESSION_COLUMNS. */
+function newSessionValues({ session, createdBy }: NewSession, now: number): unknown[] {
+  return [
+    session.validationKey,
+    session.merchantId,
+    ...reportValues(session),
+    session.version,
+    finalAtOf(session.status, now),
+    holdsPersonalData(session.paymentResponse),
+    storedActor(createdBy),
+    now,
+  ];
+}
+
 /** What a stored report is made of, as written in batches. */
 const REPORT_COLUMNS: BatchColumn[] = [
   { name: 'status', type: 'text' },
@@ -186,17 +200,11 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
   }
 
   async insert(tx: Tx, session: SessionRecord, createdBy?: Actor): Promise<boolean> {
-    const now = Date.now();
-    const { affected } = await execute(tx, INSERT_SESSION, [
-      session.validationKey,
-      session.merchantId,
-      ...reportValues(session),
-      session.version,
-      finalAtOf(session.status, now),
-      holdsPersonalData(session.paymentResponse),
-      storedActor(createdBy),
-      now,
-    ]);
+    const { affected } = await execute(
+      tx,
+      INSERT_SESSION,
+      newSessionValues({ session, createdBy }, Date.now()),
+    );
     return affected === 1;
   }
 
@@ -248,17 +256,8 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
       tx,
       'payment_session',
       SESSION_COLUMNS,
-      inKeyOrder(sessions, ({ session }) => session.validationKey).map(
-        ({ session: s, createdBy }) => [
-          s.validationKey,
-          s.merchantId,
-          ...reportValues(s),
-          s.version,
-          finalAtOf(s.status, now),
-          holdsPersonalData(s.paymentResponse),
-          storedActor(createdBy),
-          now,
-        ],
+      inKeyOrder(sessions, ({ session }) => session.validationKey).map((row) =>
+        newSessionValues(row, now),
       ),
       { unique: 'validation_key' },
     );
