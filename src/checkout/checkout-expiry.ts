@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger, BeforeApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { PeriodicSweep } from '../common/periodic-sweep.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { isDatabaseUnavailable } from '../database/dialect.js';
 import { CHECKOUT_BATCH, CheckoutService } from './checkout.service.js';
@@ -10,49 +11,26 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * (NOT_COMPLETED, EXPIRED, with the callback), and erases the customer and address of checkouts
  * that ended PERSONAL_DATA_RETENTION_DAYS ago. It keeps no state of its own: with several
  * instances each batch locks the checkouts it takes and the others skip them, and a restart
- * picks up where the stored checkouts say.
+ * picks up where the stored checkouts say. When it runs: PeriodicSweep.
  */
 @Injectable()
-export class CheckoutExpiry implements BeforeApplicationShutdown {
+export class CheckoutExpiry extends PeriodicSweep {
   private readonly logger = new Logger('Checkout');
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<number>;
-  private stopped = false;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly checkouts: CheckoutService,
-  ) {}
+  ) {
+    super();
+  }
 
   /** Starts sweeping (the schema must be in place: after migrations). */
   start(): void {
-    if (this.stopped) return;
-    const every = this.config.checkout.expirySweepSeconds * 1000;
-    const run = () => {
-      void this.sweep().finally(() => {
-        if (!this.stopped) this.timer = setTimeout(run, every).unref();
-      });
-    };
-    run();
+    this.startEvery(this.config.checkout.expirySweepSeconds * 1000);
   }
 
-  /** Expires (and erases) what is due now, batch after batch; how many checkouts it expired. */
-  sweep(now = Date.now()): Promise<number> {
-    this.running ??= this.due(now).finally(() => (this.running = undefined));
-    return this.running;
-  }
-
-  /**
-   * Stops sweeping and waits for the batch under way, before the database's own shutdown hooks
-   * (DatabaseModule is global: Nest runs its hooks after those of the feature modules).
-   */
-  async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running?.catch(() => undefined);
-  }
-
-  private async due(now: number): Promise<number> {
+  /** Expires (and erases) what is due at `now`, batch after batch; how many checkouts it expired. */
+  protected async due(now: number): Promise<number> {
     let expired = 0;
     try {
       for (;;) {

@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger, BeforeApplicationShutdown, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { PeriodicSweep } from '../common/periodic-sweep.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DatabaseFiles } from '../database/database-files.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -14,51 +15,29 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * (0: never), every PERSONAL_DATA_SWEEP_SECONDS, in batches; only sessions that hold some are
  * looked at, counted and marked. It keeps no state of its own: a
  * restart picks up where the stored sessions say; with several instances each batch locks the
- * sessions it erases and the others skip them.
+ * sessions it erases and the others skip them. When it runs: PeriodicSweep.
  */
 @Injectable()
-export class PersonalDataRetention implements BeforeApplicationShutdown {
+export class PersonalDataRetention extends PeriodicSweep {
   private readonly logger = new Logger('PersonalData');
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<number>;
-  private stopped = false;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly sessions: PaymentSessionService,
     private readonly files: DatabaseFiles,
     @Optional() private readonly metrics?: MetricsService,
-  ) {}
+  ) {
+    super();
+  }
 
   /** Starts sweeping (the schema must be in place: after migrations). */
   start(): void {
-    if (this.config.personalData.retentionDays === 0 || this.stopped) return;
-    const every = this.config.personalData.sweepSeconds * 1000;
-    const run = () => {
-      void this.sweep().finally(() => {
-        if (!this.stopped) this.timer = setTimeout(run, every).unref();
-      });
-    };
-    run();
+    if (this.config.personalData.retentionDays === 0) return;
+    this.startEvery(this.config.personalData.sweepSeconds * 1000);
   }
 
-  /** Erases what is due now, batch after batch; how many sessions it erased. */
-  sweep(now = Date.now()): Promise<number> {
-    this.running ??= this.eraseDue(now).finally(() => (this.running = undefined));
-    return this.running;
-  }
-
-  /**
-   * Stops sweeping and waits for the batch under way, before the database's own shutdown hooks
-   * (DatabaseModule is global: Nest runs its hooks after those of the feature modules).
-   */
-  async beforeApplicationShutdown(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running?.catch(() => undefined);
-  }
-
-  private async eraseDue(now: number): Promise<number> {
+  /** Erases what is due at `now`, batch after batch; how many sessions it erased. */
+  protected async due(now: number): Promise<number> {
     const finalBefore = now - this.config.personalData.retentionDays * DAY_MS;
     let total = 0;
     try {
