@@ -44,7 +44,9 @@ describe('RouteCatalog', () => {
   const [lookup] = catalog.routesOf(Lookups.prototype.lookup);
   const [pairs, pair] = catalog.routesOf(Pairs.prototype.list);
 
-  it("reads each handler's templates from Nest's metadata, CONTEXT_PATH included", () => {
+  // The one place the service reads Nest's route metadata by its keys (docs/decisions.md,
+  // "Documented APIs only"): if a release of @nestjs/common moves or renames them, this fails.
+  it("reads each handler's templates from Nest's metadata (PATH_METADATA and METHOD_METADATA of @nestjs/common/constants), CONTEXT_PATH included", () => {
     expect(lookup).toMatchObject({
       template: '/ctx/api/gateway/payment-status/:validationKey',
       local: '/api/gateway/payment-status/:validationKey',
