@@ -14,7 +14,7 @@ import { InitIframeController } from './init-iframe.controller.js';
 import { TypeOrmCheckoutRepository } from './typeorm-checkout.repository.js';
 import { WidgetController } from './widget.controller.js';
 
-/** The checkout (contract section 14): init-iframe, the widget, its page, the expiry job. */
+/** The checkout (docs/checkout.md): init-iframe, the widget, its page, the expiry job. */
 @Module({
   imports: [
     TypeOrmModule.forFeature([Checkout, CheckoutToken]),

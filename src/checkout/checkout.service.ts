@@ -92,7 +92,7 @@ const KEY_IN_USE = 'This validationKey is already used by another payment sessio
 const ENDED = 'This payment has ended; the page can no longer change it.';
 
 /**
- * The checkout (contract section 14): init-iframe creates a PENDING session for the merchant
+ * The checkout (docs/checkout.md): init-iframe creates a PENDING session for the merchant
  * with a token; the page the token opens offers the catalog's pairs for the customer's country
  * and ends the session through the state machine (paid or failed in the sandbox, cancelled
  * anywhere), each outcome with its callback in the same transaction; a background job expires

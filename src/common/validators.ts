@@ -3,8 +3,8 @@ import { ValidateBy, ValidationOptions, buildMessage } from 'class-validator';
 import { toMinorUnits } from './money.js';
 
 /**
- * A query parameter given twice arrives as an array on every platform; the contract makes
- * that a 400. Put this decorator closest to the property so it is checked first.
+ * A query parameter given twice arrives as an array on every platform; that is a 400 on the
+ * parameter (docs/api.md, "Catalog of crypto pairs"). Put this decorator closest to the property so it is checked first.
  */
 export function NotRepeated(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(

@@ -55,7 +55,7 @@ export interface AppConfig {
   checkout: CheckoutConfig;
 }
 
-/** The checkout: init-iframe, the widget and its page (contract section 14). */
+/** The checkout: init-iframe, the widget and its page (docs/checkout.md). */
 export interface CheckoutConfig {
   /** How long a checkout token opens its page; past it the session becomes NOT_COMPLETED EXPIRED. */
   tokenTtlSeconds: number;
@@ -65,7 +65,7 @@ export interface CheckoutConfig {
   expirySweepSeconds: number;
 }
 
-/** The keys of the audit chain (contract section 12). */
+/** The keys of the audit chain (docs/operators.md, "The audit key"). */
 export interface AuditConfig {
   /** AUDIT_KEY: the key that makes new links (32 bytes); the SQLite sandbox keeps one in a file when unset. */
   key: Buffer | undefined;
@@ -76,7 +76,7 @@ export interface AuditConfig {
 /** Previous audit keys kept at most. */
 export const MAX_PREVIOUS_AUDIT_KEYS = 16;
 
-/** How long the personal data of payment sessions is kept (contract section 13). */
+/** How long the personal data of payment sessions is kept (docs/operators.md, "Personal data"). */
 export interface PersonalDataConfig {
   /** Days a session may have been final before its personal data is erased; 0 keeps it forever. */
   retentionDays: number;

@@ -14,7 +14,7 @@ export interface BatchOptions {
  * which starts as soon as one of them ends; otherwise a batch starts after the requests that
  * arrived in the same turn of the event loop. So under load one statement serves many lookups,
  * and a lookup only ever joins a batch that starts after it arrived: it sees every write committed
- * before it arrived (contract section 10).
+ * before it arrived (docs/operations.md, "Several instances").
  */
 export class BatchedReads<V> {
   private readonly loader: DataLoader<string, V | undefined>;

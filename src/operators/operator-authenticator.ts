@@ -121,8 +121,8 @@ export class OperatorTokens extends OperatorAuthenticator {
   }
 
   /**
-   * A request without a working token: 401 with the challenge of RFC 6750 (section 5 of the
-   * product contract: with no ADMIN_TOKEN configured, 403 instead; the API is then closed to
+   * A request without a working token: 401 with the challenge of RFC 6750 (docs/operators.md,
+   * "Refused requests"; with no ADMIN_TOKEN configured, 403 instead: the API is then closed to
    * everyone but operators with their own working tokens).
    */
   private refuse(

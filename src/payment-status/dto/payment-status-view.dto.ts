@@ -18,7 +18,7 @@ export class MoneyDto {
 /**
  * What a SUCCESSFUL report must carry (SUCCESSFUL_REQUIRED_FIELDS) and the session's own key are
  * always in the answer, so they are required here; every other field is optional. The personal
- * fields stay optional: they can be erased from a session (contract section 13).
+ * fields stay optional: they can be erased from a session (docs/operators.md, "Personal data").
  */
 export class PaymentResponseDto {
   @ApiProperty({ type: MoneyDto }) sourceMoney: MoneyDto;
