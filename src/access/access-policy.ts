@@ -17,6 +17,7 @@ import {
   RefusalRecorder,
   type OperatorRefusal,
 } from './access-ports.js';
+import { closeAfter } from '../common/http/response.js';
 
 /**
  * Who may call, by the access a route declares (or, for a request no route serves, the access of
@@ -47,7 +48,7 @@ export class AccessPolicy {
     // RFC 9112 section 3.2: a request of HTTP/1.1 without Host is a 400; the connection closes,
     // as after any request whose head could not be read.
     if (request.headers.host === undefined && request.httpVersion === '1.1') {
-      response.shouldKeepAlive = false;
+      closeAfter(response);
       throw new ApiError('MALFORMED_REQUEST', {
         message: 'An HTTP/1.1 request needs a Host header.',
         field: 'host',

@@ -9,6 +9,7 @@ import { requestIdOf } from '../logging/logging.js';
 import { pathOf } from './paths.js';
 import { rawOf, requestTargetOf } from './raw.js';
 import { Unserved } from './unserved.js';
+import { closeAfter } from '../common/http/response.js';
 
 /**
  * The one place where failures become HTTP answers: every non-2xx response is the error envelope,
@@ -31,7 +32,7 @@ export class ErrorsFilter implements ExceptionFilter {
       response.destroy();
       return;
     }
-    if (!request.complete) response.shouldKeepAlive = false;
+    if (!request.complete) closeAfter(response);
     writeAnswer(response, answerOf(this.errorOf(exception, request)));
   }
 

@@ -7,6 +7,7 @@ import type { ErrorCode } from '../common/errors/error-catalog.js';
 import type { HttpTimeoutsConfig } from '../config/app-config.js';
 import { answerOf, rawAnswer, writeAnswer } from './error-answer.js';
 import { requestIdOf } from '../logging/logging.js';
+import { closeAfter } from '../common/http/response.js';
 
 /** Node's parser errors that mean "headers too large" or a timeout; the rest are malformed. */
 const CLIENT_ERROR_CODES: Record<string, ErrorCode> = {
@@ -32,6 +33,12 @@ type Connection = Socket & {
  * `Connection: close` instead of a reset.
  */
 export const DRAIN_QUIET_MS = 500;
+
+/**
+ * How often Node's server checks the time limits of open requests (its `createServer` option;
+ * 30 s by default, which would let a request outlive its limit by as much).
+ */
+export const CONNECTIONS_CHECKING_INTERVAL_MS = 1000;
 const DRAIN_CHECK_MS = 100;
 /**
  * A check this much later than due follows a stall of the process: what connections seem to have
@@ -59,14 +66,11 @@ export class NodeServer {
 
   /** Applies the time limits and starts watching connections. */
   attach(timeouts: HttpTimeoutsConfig): void {
-    // Node checks the time limits of open requests on this interval (30 s by default), and the
-    // body of a request is timed against the larger of the two limits.
-    Object.assign(this.server, {
-      headersTimeout: timeouts.headersTimeoutMs,
-      requestTimeout: timeouts.requestTimeoutMs,
-      keepAliveTimeout: timeouts.keepAliveTimeoutMs,
-      connectionsCheckingInterval: 1000,
-    });
+    // Node's documented server properties (the body of a request is timed against the larger of
+    // the first two); Node checks them every CONNECTIONS_CHECKING_INTERVAL_MS (platform.ts).
+    this.server.headersTimeout = timeouts.headersTimeoutMs;
+    this.server.requestTimeout = timeouts.requestTimeoutMs;
+    this.server.keepAliveTimeout = timeouts.keepAliveTimeoutMs;
     this.server.on('connection', (socket: Connection) => {
       this.connections.add(socket);
       socket.once('close', () => {
@@ -76,10 +80,10 @@ export class NodeServer {
     });
     this.server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
       (request.socket as Connection)[ANSWERING] = response;
-      if (this.draining) response.shouldKeepAlive = false;
+      if (this.draining) closeAfter(response);
     });
     this.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
-      response.shouldKeepAlive = false;
+      closeAfter(response);
       response.setHeader('x-request-id', requestIdOf(request));
       writeAnswer(response, answerOf(new ApiError('EXPECTATION_FAILED', { field: 'expect' })));
     });
@@ -119,7 +123,7 @@ export class NodeServer {
     this.draining = true;
     for (const connection of this.connections) {
       const response = connection[ANSWERING];
-      if (response && !response.headersSent) response.shouldKeepAlive = false;
+      if (response) closeAfter(response);
     }
     // net.Server's documented close(), called on the HTTP server it is the base class of: stops
     // listening. Node's http close() would also close the idle connections at once, cutting off a

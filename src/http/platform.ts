@@ -13,6 +13,7 @@ import { requestIdOf } from '../logging/logging.js';
 import { keepRequestTarget } from './raw.js';
 import { routableUrl } from './paths.js';
 import { MAX_PARAMETER_LENGTH } from './routes.js';
+import { CONNECTIONS_CHECKING_INTERVAL_MS } from './node-server.js';
 
 /** What the platform calls back into, bound once the application's Node server is watched. */
 export interface PlatformHooks {
@@ -37,7 +38,10 @@ export async function createPlatformApp(
     const { FastifyAdapter } = await import('@nestjs/platform-fastify');
     const adapter = new FastifyAdapter({
       // A request without Host is answered with the envelope by the access policy, not by Node.
-      http: { requireHostHeader: false },
+      http: {
+        requireHostHeader: false,
+        connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
+      },
       routerOptions: {
         // Validation keys have up to 255 characters and longer ones must still reach the
         // application (to be answered, authenticated and counted like any unknown key).
@@ -95,6 +99,7 @@ export async function createPlatformApp(
             IncomingMessage: constructorOn(IncomingMessage, instance.request),
             ServerResponse: constructorOn(ServerResponse, instance.response),
             requireHostHeader: false,
+            connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
           },
           instance,
         ),

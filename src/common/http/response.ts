@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 
 /** What both platforms' response objects offer for setting status and headers. */
 export interface ResponseControls {
@@ -7,6 +8,15 @@ export interface ResponseControls {
 }
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * The connection closes once this response is sent: Node's server reads `Connection: close` in
+ * the response's own headers and ends the connection after it (a response already under way
+ * keeps its headers).
+ */
+export function closeAfter(response: ServerResponse): void {
+  if (!response.headersSent) response.setHeader('connection', 'close');
+}
 
 /** A response body serialised once, kept as the bytes sent. */
 export interface SerializedBody {
