@@ -1,39 +1,51 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../common/errors/api-error.js';
 import type { ErrorCode } from '../common/errors/error-catalog.js';
 import { isDatabaseUnavailable } from '../database/dialect.js';
-import { answerOf, writeAnswer } from './error-answer.js';
+import { answerOf } from './error-answer.js';
 import { ClientAborted } from './json-body.js';
 import { requestIdOf } from '../logging/logging.js';
 import { pathOf } from './paths.js';
 import { rawOf, requestTargetOf } from './raw.js';
 import { Unserved } from './unserved.js';
-import { closeAfter } from '../common/http/response.js';
+import { JSON_CONTENT_TYPE } from '../common/http/response.js';
 
 /**
  * The one place where failures become HTTP answers: every non-2xx response is the error envelope,
  * with nothing internal in it. Unexpected errors are logged with their stack and the request id;
  * the client sees only INTERNAL_ERROR. A request answered before its body was read closes its
- * connection after the answer, rather than wait for (or misread) the rest of the body.
+ * connection after the answer, rather than wait for (or misread) the rest of the body. The answer
+ * goes out through the platform's adapter (Nest's HttpAdapterHost), like a route's.
  */
 @Catch()
 export class ErrorsFilter implements ExceptionFilter {
   private readonly logger = new Logger('ErrorsFilter');
 
-  constructor(private readonly unserved: Unserved) {}
+  constructor(
+    private readonly unserved: Unserved,
+    private readonly adapterHost: HttpAdapterHost,
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const request = rawOf<IncomingMessage>(http.getRequest());
-    const response = rawOf<ServerResponse>(http.getResponse());
-    // The client is gone: there is no one to answer (the request's line says `aborted`).
-    if (exception instanceof ClientAborted) {
-      response.destroy();
+    const response: unknown = http.getResponse();
+    const adapter = this.adapterHost.httpAdapter;
+    // The client is gone: there is no one to answer (the request's line says `aborted`). An answer
+    // already under way cannot become another one: the connection is cut.
+    if (exception instanceof ClientAborted || adapter.isHeadersSent(response)) {
+      rawOf<ServerResponse>(response).destroy();
       return;
     }
-    if (!request.complete) closeAfter(response);
-    writeAnswer(response, answerOf(this.errorOf(exception, request)));
+    const answer = answerOf(this.errorOf(exception, request));
+    if (!request.complete) adapter.setHeader(response, 'Connection', 'close');
+    for (const [name, value] of Object.entries(answer.headers)) {
+      adapter.setHeader(response, name, value);
+    }
+    adapter.setHeader(response, 'Content-Type', JSON_CONTENT_TYPE);
+    adapter.reply(response, answer.body, answer.status);
   }
 
   private errorOf(exception: unknown, request: IncomingMessage): ApiError {

@@ -3,8 +3,9 @@ import type { MaybePromise } from '../common/maybe-async.js';
 import type { Caller } from '../merchants/caller.js';
 
 /**
- * What the HTTP layer needs from the features, as small contracts they provide: it knows no
- * merchant, key, session or metric itself.
+ * What the HTTP layer needs from the features, as small contracts they provide: it reads no
+ * key, session or metric itself. The caller the access policy attached (`Caller`, the merchants
+ * feature's type) is only passed on.
  */
 
 /** A request that no route serves, as a feature that owns its path sees it. */
