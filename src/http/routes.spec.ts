@@ -79,12 +79,6 @@ describe('RouteCatalog', () => {
     expect(catalog.allowed('/ctx/api/other')).toEqual([]);
   });
 
-  it('tells whether a route serves a routed path, whatever its case', () => {
-    expect(catalog.serves('POST', '/ctx/API/Pairs')).toBe(true);
-    expect(catalog.serves('DELETE', '/ctx/api/pairs')).toBe(false);
-    expect(catalog.serves('GET', '/ctx/api/anything')).toBe(false);
-  });
-
   it('knows the words URLs are spelled with, for the log', () => {
     for (const word of ['ctx', 'api', 'payment-status', 'pairs', 'countryCode']) {
       expect({ word, known: catalog.isRouteWord(word) }).toEqual({ word, known: true });

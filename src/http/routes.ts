@@ -110,19 +110,6 @@ export class RouteCatalog {
     return [...allowed].sort();
   }
 
-  /**
-   * Whether a route other than a catch-all serves the method at the path as the router reads it
-   * (any case): Express tries routes in the order Nest registered them, and a library module's
-   * routes may come after the catch-all at the root.
-   */
-  serves(method: string, routed: string): boolean {
-    const segments = routed.toLowerCase().split('/');
-    for (const [route, methods] of this.methods) {
-      if (!route.catchAll && methods.has(method) && spells(route, segments, true)) return true;
-    }
-    return false;
-  }
-
   /** Whether a word is one a route is spelled with (a path word, CONTEXT_PATH, a query name). */
   isRouteWord = (word: string): boolean => this.words.has(word);
 }
@@ -131,14 +118,14 @@ export class RouteCatalog {
  * Whether the segments of a path spell the route: its words exactly (case included), each
  * parameter one non-empty segment that decodes to something other than a dot segment.
  */
-export function spells(route: Route, spelled: readonly string[], anyCase = false): boolean {
+export function spells(route: Route, spelled: readonly string[]): boolean {
   const { segments } = route;
   if (spelled.length !== segments.length) return false;
   for (let i = 0; i < segments.length; i++) {
     const word = segments[i];
     const segment = spelled[i];
     if (word.charCodeAt(0) !== 58 /* : */) {
-      if ((anyCase ? word.toLowerCase() : word) !== segment) return false;
+      if (word !== segment) return false;
     } else if (!isParameter(segment)) return false;
   }
   return true;

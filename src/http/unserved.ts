@@ -3,7 +3,6 @@ import {
   Controller,
   DynamicModule,
   Injectable,
-  Next,
   Module,
   Optional,
   Req,
@@ -42,11 +41,6 @@ export class Unserved {
     const caller = callerOf(request);
     const owned = await this.policy?.errorFor({ method, route, caller });
     return owned || this.notServed(method, pathOf(requestTargetOf(request)));
-  }
-
-  /** Whether a route that is not a catch-all serves the request as the router reads it. */
-  servedLater(request: IncomingMessage): boolean {
-    return this.routes.serves(request.method ?? 'GET', pathOf(request.url ?? '/'));
   }
 
   notServed(method: string, path: string): ApiError {
@@ -111,11 +105,8 @@ function unservedRoutes({ path, access, exact = true }: UnservedArea, wildcard: 
 
     @All(wildcard)
     @declared
-    async below(@Req() request: unknown, @Next() next: () => void): Promise<void> {
-      const raw = rawOf<IncomingMessage>(request);
-      // Express only: a route registered after this one serves it (see RouteCatalog.serves).
-      if (this.unserved.servedLater(raw)) return next();
-      throw await this.unserved.errorFor(raw, `${base}/${wildcard}`);
+    async below(@Req() request: unknown): Promise<never> {
+      throw await this.unserved.errorFor(rawOf<IncomingMessage>(request), `${base}/${wildcard}`);
     }
   }
   if (!exact) return UnservedBelow;

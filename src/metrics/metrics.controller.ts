@@ -1,6 +1,5 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import { PrometheusController } from '@willsoto/nestjs-prometheus';
 import { Registry } from 'prom-client';
 import { Endpoint } from '../http/endpoint.decorator.js';
 import { MetricsService } from './metrics.service.js';
@@ -15,16 +14,13 @@ const SAMPLE = [
 ].join('\n');
 
 /**
- * The library's controller serves the prom-client global registry through the platform's
- * response object; this one serves the application's own registry, platform-independently, and
- * declares the route like every other (operator access, documented errors).
+ * The application's own prom-client registry (MetricsService), served platform-independently and
+ * declared like every other route (operator access, documented errors).
  */
 @ApiTags('Operator: metrics')
 @Controller(METRICS_PATH)
-export class MetricsController extends PrometheusController {
-  constructor(private readonly metrics: MetricsService) {
-    super();
-  }
+export class MetricsController {
+  constructor(private readonly metrics: MetricsService) {}
 
   @Get()
   @Header('Content-Type', Registry.PROMETHEUS_CONTENT_TYPE)
@@ -45,7 +41,7 @@ export class MetricsController extends PrometheusController {
       },
     ],
   })
-  override index(): Promise<string> {
+  index(): Promise<string> {
     return this.metrics.scrape();
   }
 }
