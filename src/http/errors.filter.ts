@@ -33,13 +33,18 @@ export class ErrorsFilter implements ExceptionFilter {
     const request = rawOf<IncomingMessage>(http.getRequest());
     const response: unknown = http.getResponse();
     const adapter = this.adapterHost.httpAdapter;
-    // The client is gone: there is no one to answer (the request's line says `aborted`). An answer
-    // already under way cannot become another one: the connection is cut.
-    if (exception instanceof ClientAborted || adapter.isHeadersSent(response)) {
+    // The client is gone: there is no one to answer (the request's line says `aborted`).
+    if (exception instanceof ClientAborted) {
       rawOf<ServerResponse>(response).destroy();
       return;
     }
-    const answer = answerOf(this.errorOf(exception, request));
+    const error = this.errorOf(exception, request); // logs what was not expected
+    // An answer already under way cannot become another one: the connection is cut.
+    if (adapter.isHeadersSent(response)) {
+      rawOf<ServerResponse>(response).destroy();
+      return;
+    }
+    const answer = answerOf(error);
     if (!request.complete) adapter.setHeader(response, 'Connection', 'close');
     for (const [name, value] of Object.entries(answer.headers)) {
       adapter.setHeader(response, name, value);

@@ -79,8 +79,10 @@ export function rootOf(platform: HttpPlatform): string {
 
 /**
  * Routes for the requests no other route serves below an area's path, for any method: admitted
- * by the access guard as the area declares, then answered by `Unserved`. Their module is imported
- * last, so Express tries them after every other route (Fastify prefers the more specific route).
+ * by the access guard as the area declares, then answered by `Unserved`. Their module is the last
+ * of AppModule's imports, and every module with a controller is a direct import of AppModule, so
+ * Express tries them after every other route (docs/decisions.md, "One router: Nest's"; Fastify
+ * prefers the more specific route).
  * The root area's routes stay at the host root even under CONTEXT_PATH (see app.setup.ts).
  */
 @Module({})
