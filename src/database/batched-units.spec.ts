@@ -97,16 +97,43 @@ describe('BatchedUnits', () => {
     expect(batches).toEqual([['a'], ['b']]);
   });
 
-  it('opens a new batch when the open one is full or refuses the item', async () => {
+  it('opens a new batch at once when the open one is full', async () => {
     const batched = units(2);
-    const results = ['a', 'b', 'c', 'c', 'd'].map((item) => batched.submit(item));
-    // a,b (full) | c | c,d: the second c may not join the batch that holds one.
-    expect(transactions.waiting).toHaveLength(3);
+    const results = ['a', 'b', 'c'].map((item) => batched.submit(item));
+    expect(transactions.waiting).toHaveLength(2);
     await transactions.next();
     await transactions.next();
+    expect(batches).toEqual([['a', 'b'], ['c']]);
+    expect(await Promise.all(results)).toEqual(['aa', 'bb', 'cc']);
+  });
+
+  it('hands over a batch the open one refused an item to only once that one has ended', async () => {
+    const batched = units();
+    // a,c | c,d: the second c may not join the batch that holds one; d joins the next batch.
+    const results = ['a', 'c', 'c', 'd'].map((item) => batched.submit(item));
+    expect(transactions.waiting).toHaveLength(1);
     await transactions.next();
-    expect(batches).toEqual([['a', 'b'], ['c'], ['c', 'd']]);
-    expect(await Promise.all(results)).toEqual(['aa', 'bb', 'cc', 'cc', 'dd']);
+    expect(batches).toEqual([['a', 'c']]);
+    await Promise.resolve();
+    expect(transactions.waiting).toHaveLength(1);
+    await transactions.next();
+    expect(batches).toEqual([
+      ['a', 'c'],
+      ['c', 'd'],
+    ]);
+    expect(await Promise.all(results)).toEqual(['aa', 'cc', 'cc', 'dd']);
+  });
+
+  it('hands over the waiting batch also when the one before it failed', async () => {
+    const batched = units(8, (items) => items.includes('x'));
+    const failed = batched.submit('x');
+    const later = batched.submit('x');
+    transactions.refuseNext(new Error('the database is unavailable'));
+    await expect(failed).rejects.toThrow('the database is unavailable');
+    await Promise.resolve();
+    expect(transactions.waiting).toHaveLength(1);
+    await transactions.next();
+    await expect(later).rejects.toThrow('batch x failed');
   });
 
   it('fails every item of a batch whose unit fails, and only those', async () => {
