@@ -197,12 +197,18 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message);
 }
 
+/**
+ * The driver's error: through TypeORM a QueryFailedError wraps it; a prepared statement run on the
+ * held SQLite connection (see SqliteConnection) reports it itself.
+ */
+function driverErrorOf(error: unknown): { code?: unknown; message?: unknown } {
+  const driverError = error instanceof QueryFailedError ? error.driverError : error;
+  return (driverError ?? {}) as { code?: unknown; message?: unknown };
+}
+
 /** True when an insert or update broke a unique constraint (another writer got there first). */
 export function isUniqueViolation(error: unknown): boolean {
-  // Through TypeORM a QueryFailedError wraps the driver's error; a prepared statement run on the
-  // held SQLite connection (see SqliteConnection) reports the driver's error itself.
-  const driverError = error instanceof QueryFailedError ? error.driverError : error;
-  const { code, message } = (driverError ?? {}) as { code?: unknown; message?: unknown };
+  const { code, message } = driverErrorOf(error);
   return (
     code === '23505' ||
     (code === 'SQLITE_CONSTRAINT' && /UNIQUE constraint failed/i.test(String(message)))
@@ -216,8 +222,7 @@ export function isUniqueViolation(error: unknown): boolean {
  */
 export function isLostRace(error: unknown): boolean {
   if (isUniqueViolation(error)) return true;
-  const driverError = error instanceof QueryFailedError ? error.driverError : error;
-  const { code } = (driverError ?? {}) as { code?: unknown };
+  const { code } = driverErrorOf(error);
   return code === '40P01' || code === '40001';
 }
 
