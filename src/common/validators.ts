@@ -4,7 +4,8 @@ import { toMinorUnits } from './money.js';
 
 /**
  * A query parameter given twice arrives as an array on every platform; that is a 400 on the
- * parameter (docs/api.md, "Catalog of crypto pairs"). Put this decorator closest to the property so it is checked first.
+ * parameter (docs/api.md, "Catalog of crypto pairs"). Put this decorator closest to the
+ * property so it is checked first.
  */
 export function NotRepeated(options?: ValidationOptions): PropertyDecorator {
   return ValidateBy(

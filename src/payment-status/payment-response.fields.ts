@@ -80,9 +80,9 @@ export const SUCCESSFUL_REQUIRED_FIELDS = [
 ] as const satisfies readonly PaymentResponseField[];
 
 /**
- * The personal fields of a payment response (docs/operators.md, "Personal data"): erased from every copy once
- * the session has been final for PERSONAL_DATA_RETENTION_DAYS, or when the operator asks; never
- * written to the audit trail or a log.
+ * The personal fields of a payment response (docs/operators.md, "Personal data"): erased from
+ * every copy once the session has been final for PERSONAL_DATA_RETENTION_DAYS, or when the
+ * operator asks; never written to the audit trail or a log.
  */
 export const PERSONAL_FIELDS = [
   'customerFirstName',

@@ -184,8 +184,8 @@ export class PaymentSessionService {
    * never change, so their elements are kept, frozen, once built (and the envelope interceptor
    * keeps their bytes beside them, for as long as the element is kept); every other status is
    * read afresh, on the read connection, so it reflects every report committed before the
-   * lookup arrived (docs/operations.md, "Several instances"). This is the status lookup's one cache: see
-   * docs/request-lifecycle.md, "Caches".
+   * lookup arrived (docs/operations.md, "Several instances"). This is the status lookup's one
+   * cache: see docs/request-lifecycle.md, "Caches".
    */
   async status(
     validationKey: string,
@@ -357,9 +357,9 @@ export class PaymentSessionService {
   }
 
   /**
-   * Erases the session's personal data now (docs/operators.md, "Personal data"): from the session, from its
-   * callbacks (pending and delivered), and from every instance's kept answer. Money, references
-   * and status stay. NOT_FOUND for an unknown session; nothing to erase is a no-op.
+   * Erases the session's personal data now (docs/operators.md, "Personal data"): from the
+   * session, from its callbacks (pending and delivered), and from every instance's kept answer.
+   * Money, references and status stay. NOT_FOUND for an unknown session; nothing to erase is a no-op.
    */
   async erasePersonalData(validationKey: string, call?: OperatorCall): Promise<void> {
     const erased = await this.transactions.run(async (tx) => {
