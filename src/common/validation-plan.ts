@@ -193,7 +193,7 @@ export class ValidationPlan<T extends object> {
         value = this.transform(this.plans.get(property.nested)!, value);
         if (value === undefined) return undefined;
       } else if (Array.isArray(value)) {
-        if (!value.every(isPrimitive)) return undefined;
+        if (!isPrimitiveList(value)) return undefined;
         value = [...value];
       } else if (!isPrimitive(value)) {
         return undefined;
@@ -247,7 +247,7 @@ export class ValidationPlan<T extends object> {
   /** A primitive, a list of primitives, or a nested object of a DTO class (checked by its plan). */
   private modelled(property: PropertyPlan, value: unknown): boolean {
     if (isPrimitive(value) || value === undefined) return true;
-    if (Array.isArray(value)) return value.every(isPrimitive);
+    if (Array.isArray(value)) return isPrimitiveList(value);
     return property.validatesNested && typeof value === 'object';
   }
 
@@ -285,6 +285,15 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 /** Values of every JSON kind, and strings the transforms of src/common/validators.ts change. */
 const PROBES: unknown[] = [' aB ', 'ıſ iE', '0123', '12345678901234567', '', 7, 1.5, true, null];
+
+/**
+ * A list of primitives without gaps (a sparse list, which a query string can make, is left to
+ * ValidationPipe, which closes its gaps first).
+ */
+function isPrimitiveList(list: unknown[]): boolean {
+  for (let i = 0; i < list.length; i++) if (!(i in list) || !isPrimitive(list[i])) return false;
+  return true;
+}
 
 function isPrimitive(value: unknown): boolean {
   return value === null || ['string', 'number', 'boolean'].includes(typeof value);

@@ -1,7 +1,15 @@
-import type { ArgumentMetadata } from '@nestjs/common';
+import { type ArgumentMetadata, ValidationPipe } from '@nestjs/common';
+import { initIframeBody } from '../../test/support/checkout.js';
+import { mutate, random } from '../../test/support/mutated-records.js';
+import { completePaymentResponse } from '../../test/support/payment-response-samples.js';
+import { ValidationKeyParams } from '../admin/dto/admin-params.dto.js';
+import { SessionListQueryDto } from '../admin/dto/admin-sessions.dto.js';
 import { CatalogQueryDto } from '../catalog/dto/catalog-query.dto.js';
+import { InitIframeDto } from '../checkout/dto/init-iframe.dto.js';
+import { CreateMerchantDto } from '../merchants/dto/merchant.dto.js';
+import { PaymentReportDto } from '../payment-status/dto/payment-report.dto.js';
 import { ApiError } from './errors/api-error.js';
-import { createValidationPipe } from './validation.js';
+import { VALIDATION_PIPE_OPTIONS, createValidationPipe } from './validation.js';
 
 const QUERY: ArgumentMetadata = { type: 'query', metatype: CatalogQueryDto, data: undefined };
 
@@ -38,4 +46,78 @@ describe('validation pipe', () => {
     const second = await pipe.transform({ countryCode: 'ie' }, body);
     expect(second).not.toBe(first);
   });
+});
+
+/** DTOs of several shapes (nested objects, lists, queries, path parameters) and valid values. */
+const CASES: [ArgumentMetadata['type'], new () => object, Record<string, unknown>[]][] = [
+  [
+    'body',
+    PaymentReportDto,
+    [
+      { merchantId: 'demo', status: 'PENDING' },
+      {
+        merchantId: 'demo',
+        status: 'SUCCESSFUL',
+        paymentResponse: completePaymentResponse(),
+        returnUrl: 'https://merchant.example/return',
+      },
+      {
+        merchantId: 'demo',
+        status: 'FAILED',
+        errorMessage: ' Declined ',
+        detailedStatus: 'X',
+        errorUrl: 'https://merchant.example/error',
+      },
+    ],
+  ],
+  ['body', InitIframeDto, [initIframeBody('vk_1', 'https://shop.example')]],
+  [
+    'body',
+    CreateMerchantDto,
+    [{ id: 'acme', name: ' Acme ', checkoutOrigins: ['https://shop.example'] }],
+  ],
+  ['param', ValidationKeyParams, [{ validationKey: 'vk_1' }]],
+  ['query', CatalogQueryDto, [{ countryCode: 'ie', size: '5' }, { page: '2' }, {}]],
+  [
+    'query',
+    SessionListQueryDto,
+    [{ merchantId: 'demo', status: 'PENDING', createdFrom: '2026-11-01T00:00:00Z' }],
+  ],
+];
+
+/** What a pipe made of a value: the instance, or the error's status, code and items. */
+async function outcome(pipe: ValidationPipe, value: unknown, metadata: ArgumentMetadata) {
+  try {
+    return { accepted: await pipe.transform(value, metadata) };
+  } catch (error) {
+    if (!(error instanceof ApiError)) return { threw: String(error) };
+    return { refused: { status: error.status, code: error.code, items: error.items } };
+  }
+}
+
+describe("validation pipe against Nest's ValidationPipe with the same options", () => {
+  it.each(CASES.map(([type, cls, bases]) => [`${type} ${cls.name}`, type, cls, bases] as const))(
+    'accepts exactly what it accepts, as the same instance, and refuses with the same words (%s)',
+    async (_name, type, metatype, bases) => {
+      const ours = createValidationPipe();
+      const nests = new ValidationPipe(VALIDATION_PIPE_OPTIONS);
+      const metadata: ArgumentMetadata = { type, metatype, data: undefined };
+      const next = random(20261128);
+      let accepted = 0;
+      let refused = 0;
+      for (let i = 0; i < 2000; i++) {
+        const base = bases[i % bases.length];
+        const text = JSON.stringify(i < bases.length ? base : mutate(base, next));
+        // Each pipe gets its own copy: both may change what they are given (whitelisting).
+        const quick = await outcome(ours, JSON.parse(text), metadata);
+        const slow = await outcome(nests, JSON.parse(text), metadata);
+        expect({ case: text, ...quick }).toStrictEqual({ case: text, ...slow });
+        if ('accepted' in quick) accepted++;
+        else refused++;
+      }
+      // Both kinds were exercised.
+      expect(accepted).toBeGreaterThan(100);
+      expect(refused).toBeGreaterThan(100);
+    },
+  );
 });
