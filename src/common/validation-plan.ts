@@ -274,12 +274,18 @@ function holds(verdict: unknown): boolean {
   return Boolean(verdict) && !(verdict instanceof Promise);
 }
 
+/**
+ * An object that holds nothing but its own keys: JSON's objects (prototype `Object.prototype`),
+ * and the query objects of both platforms' parsers (Node's `querystring`: prototype null;
+ * `fast-querystring`: an empty prototype whose own prototype is null).
+ */
 function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype = Object.getPrototypeOf(value) as object | null;
   return (
-    typeof value === 'object' &&
-    value !== null &&
-    !Array.isArray(value) &&
-    Object.getPrototypeOf(value) === Object.prototype
+    prototype === Object.prototype ||
+    prototype === null ||
+    (Object.getPrototypeOf(prototype) === null && Reflect.ownKeys(prototype).length === 0)
   );
 }
 
