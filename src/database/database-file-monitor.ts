@@ -1,11 +1,12 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { type FSWatcher, statSync, watch } from 'node:fs';
+import { type FSWatcher, accessSync, constants, statSync, watch } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { DataSource } from 'typeorm';
 import { ApiError } from '../common/errors/api-error.js';
 import { ServiceState } from '../common/service-state.js';
 import { databaseFileOf } from './dialect.js';
+import type { GroupStage } from './sqlite-group-commit.js';
 
 /** How often the files are looked at between writes, besides the directory's change events. */
 const CHECK_INTERVAL_MS = 500;
@@ -16,6 +17,19 @@ const SUFFIXES = ['', '-wal', '-shm'] as const;
 interface FileIdentity {
   dev: number;
   ino: number;
+}
+
+/**
+ * The log's index (`-shm`) refuses writes: to the rest of the service, a database that is read
+ * only for now (SQLite's own code for that, so that the writes answer 503 and readiness too until
+ * a write commits again: isWriteRefusal in dialect.ts).
+ */
+class IndexRefusesWrites extends Error {
+  readonly code = 'SQLITE_READONLY';
+
+  constructor() {
+    super("The database's index file (-shm) refuses writes");
+  }
 }
 
 /**
@@ -76,8 +90,16 @@ export class DatabaseFileMonitor implements OnApplicationBootstrap, OnModuleDest
     this.watcher?.close();
   }
 
-  /** Throws 503 when a file the connection writes to is no longer the one on disk. */
-  assertPresent(): void {
+  /**
+   * Throws 503 when a file the connection writes to is no longer the one on disk, or, before a
+   * transaction begins or commits, when the log's index (`-shm`) refuses writes. SQLite keeps the
+   * index mapped in memory, and the kernel answers a write to a page of the mapping of an
+   * immutable file with SIGBUS, which ends the process (docs/decisions.md, "A frozen
+   * shared-memory file"); the file's own answer (access(2) with W_OK: EPERM),
+   * asked first, keeps the writes away from the mapping until it takes writes again. After a
+   * COMMIT that succeeded the index does not matter: the change is stored.
+   */
+  assertPresent(stage: GroupStage = 'commit'): void {
     if (this.path === undefined) return;
     this.check();
     if (this.state.databaseLost) {
@@ -85,6 +107,7 @@ export class DatabaseFileMonitor implements OnApplicationBootstrap, OnModuleDest
         message: 'The database file is gone; this instance cannot serve until it is restarted.',
       });
     }
+    if (stage !== 'committed' && refusesWrites(`${this.path}-shm`)) throw new IndexRefusesWrites();
   }
 
   private check(): void {
@@ -134,6 +157,16 @@ function identityOf(path: string): FileIdentity | undefined {
     return { dev: s.dev, ino: s.ino };
   } catch {
     return undefined;
+  }
+}
+
+/** True when the file is there and refuses writes (immutable or append-only: EPERM). */
+function refusesWrites(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

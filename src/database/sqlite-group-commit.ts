@@ -34,10 +34,16 @@ export interface GroupConnection {
   memo?: TransactionMemo;
 }
 
+/** Where a group is when it checks the database: before BEGIN, before COMMIT, after COMMIT. */
+export type GroupStage = 'begin' | 'commit' | 'committed';
+
 /** What a group checks around COMMIT, and whom it tells how it went. */
 export interface GroupHooks {
-  /** Before COMMIT and after it: throws when the change must not be acknowledged. */
-  assertWritable(): void;
+  /**
+   * Before BEGIN, before COMMIT and after it (`stage`): throws when the change must not be made
+   * or acknowledged.
+   */
+  assertWritable(stage: GroupStage): void;
   /** A group of `units` committed: the database takes writes. */
   committed(units: number): void;
   /** The database did not take a group's writes (full, read only, I/O error, gone). */
@@ -158,6 +164,8 @@ export class SqliteGroupCommit {
   private async runGroup(group: Unit[]): Promise<void> {
     const connection = this.connection();
     const outcomes: Outcome[] = [];
+    // Before BEGIN too: a database whose files refuse writes is not touched (see GroupHooks).
+    this.hooks.assertWritable('begin');
     connection.memo?.forget();
     try {
       await this.begin(connection);
@@ -170,7 +178,7 @@ export class SqliteGroupCommit {
         outcomes.push(outcome);
         ending = outcome.ok ? RELEASED : ROLLED_BACK;
       }
-      this.hooks.assertWritable(); // before COMMIT: a gone file rolls the group back
+      this.hooks.assertWritable('commit'); // before COMMIT: a gone file rolls the group back
       await this.send(connection, [...ending, 'COMMIT']);
     } catch (error) {
       await connection.control('ROLLBACK').catch(() => undefined); // none open: nothing to undo
@@ -180,7 +188,7 @@ export class SqliteGroupCommit {
       connection.memo?.forget();
     }
     try {
-      this.hooks.assertWritable(); // after COMMIT: a write into a gone file is never acknowledged
+      this.hooks.assertWritable('committed'); // after COMMIT: a write into a gone file is never acknowledged
     } catch (error) {
       this.fail(group, error);
       return;

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -149,6 +150,46 @@ describe('TypeOrmTransactions on SQLite', () => {
     expect(String((outcomes[2] as PromiseRejectedResult).reason)).toMatch(/UNIQUE/);
     expect(await names()).toEqual(['a', 'b', 'first']);
     expect(groups).toEqual([1, 3]);
+  });
+
+  it('sends nothing for a group the check before BEGIN refuses: every unit 503, noted once, the next group runs', async () => {
+    const sent: string[] = [];
+    const refusals: unknown[] = [];
+    const tx = await transactions.run(async (t) => t);
+    let frozen = true;
+    const group = new SqliteGroupCommit(
+      () => ({
+        control: (sql) => {
+          sent.push(sql);
+          return sqlite.run(sql);
+        },
+        tx,
+      }),
+      {
+        assertWritable: (stage) => {
+          if (frozen && stage === 'begin') throw Object.assign(new Error('frozen'), { code: 'X' });
+        },
+        committed: () => undefined,
+        refused: (error) => refusals.push(error),
+      },
+    );
+    const outcomes = await Promise.allSettled([
+      group.run((t) => insert(t, 'one')),
+      group.run((t) => insert(t, 'two')),
+    ]);
+    for (const outcome of outcomes) {
+      expect(outcome.status).toBe('rejected');
+      expect(((outcome as PromiseRejectedResult).reason as ApiError).code).toBe(
+        'SERVICE_UNAVAILABLE',
+      );
+    }
+    expect(sent).toEqual([]);
+    expect(refusals.map(String)).toEqual(['Error: frozen', 'Error: frozen']);
+    expect(await names()).toEqual([]);
+    frozen = false;
+    await group.run((t) => insert(t, 'after'));
+    expect(sent[0]).toBe('BEGIN IMMEDIATE');
+    expect(await names()).toEqual(['after']);
   });
 
   it('answers every unit of a group whose COMMIT fails with 503, writes nothing, and starts clean', async () => {
@@ -524,5 +565,57 @@ describe('SqliteGroupCommit on a SQLite file', () => {
     expect(await committedNames()).toEqual(['first']);
     await group.run(unit(['after']));
     expect(await committedNames()).toEqual(['after', 'first']);
+  });
+});
+
+// SQLite maps the log's index (`-shm`) into memory; a write to that mapping while the file is
+// immutable ends the process with SIGBUS (docs/decisions.md, "A frozen shared-memory file").
+// `chattr` needs root, as the fault specs in test/ do.
+describe('TypeOrmTransactions on a SQLite file whose index is made immutable', () => {
+  let dir: string;
+  let file: string;
+  let sqlite: SqliteConnection;
+  let dataSource: DataSource;
+  let state: ServiceState;
+  let monitor: DatabaseFileMonitor;
+  let transactions: TypeOrmTransactions;
+
+  const chattr = (flag: '+i' | '-i') => execFileSync('chattr', [flag, `${file}-shm`]);
+  const insert = (tx: Tx, name: string) =>
+    managerOf(tx).query('INSERT INTO t (name) VALUES (?)', [name]);
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'frozen-index-'));
+    file = join(dir, 'db.sqlite');
+    sqlite = new SqliteConnection();
+    dataSource = await openDatabase(sqlite, file);
+    state = new ServiceState();
+    monitor = new DatabaseFileMonitor(dataSource, state);
+    monitor.onApplicationBootstrap();
+    transactions = new TypeOrmTransactions(dataSource, monitor, new WriteHealth(state), sqlite);
+  });
+  afterEach(async () => {
+    chattr('-i');
+    monitor.onModuleDestroy();
+    await sqlite.finalize();
+    await dataSource.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('touches nothing while the index refuses writes (503, readiness told), and takes writes again once it does', async () => {
+    await transactions.run((tx) => insert(tx, 'before'));
+    chattr('+i');
+    const refused = await transactions.run((tx) => insert(tx, 'frozen')).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect((refused as ApiError).code).toBe('SERVICE_UNAVAILABLE');
+    expect(state.writesRefused).toBe(true);
+    // Once committed, a change stands whatever the index says after.
+    expect(() => monitor.assertPresent('committed')).not.toThrow();
+
+    chattr('-i');
+    await transactions.run((tx) => insert(tx, 'after'));
+    expect(state.writesRefused).toBe(false);
+    const rows = await dataSource.query<{ name: string }[]>('SELECT name FROM t ORDER BY name');
+    expect(rows.map((row) => row.name)).toEqual(['after', 'before']);
   });
 });

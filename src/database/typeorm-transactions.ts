@@ -101,7 +101,7 @@ export class TypeOrmTransactions
           return connection;
         },
         {
-          assertWritable: () => file.assertPresent(),
+          assertWritable: (stage) => file.assertPresent(stage),
           committed: () => health.committed(),
           refused: (error) => health.refused(error),
         },
