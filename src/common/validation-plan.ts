@@ -39,8 +39,9 @@ class Unsupported extends Error {}
 
 /**
  * A DTO class's validation rules compiled once into a plan, to accept the plain records of a large
- * file at a fraction of the cost of class-validator's validate (which looks up every class's
- * metadata again for each object and builds its errors).
+ * seed file, and the bodies, queries and path parameters of requests (src/common/validation.ts),
+ * at a fraction of the cost of class-validator's validate (which looks up every class's metadata
+ * again for each object and builds its errors).
  *
  * The instance is the one plainToInstance builds. The plan builds it itself when it can tell that
  * is the same (see direct()): the transforms are the decorators of src/common/validators.ts, which
@@ -99,7 +100,7 @@ export class ValidationPlan<T extends object> {
       try {
         instance = plainToInstance(this.root.cls, plain) as object;
       } catch {
-        return undefined; // a shape plainToInstance fails on: validatePlain says what it says
+        return undefined; // a shape plainToInstance fails on: left to class-validator's path
       }
     }
     if (instance === undefined || !this.valid(this.root, instance)) return undefined;

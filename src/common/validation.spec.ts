@@ -3,6 +3,7 @@ import { initIframeBody } from '../../test/support/checkout.js';
 import { mutate, random } from '../../test/support/mutated-records.js';
 import { completePaymentResponse } from '../../test/support/payment-response-samples.js';
 import { ValidationKeyParams } from '../admin/dto/admin-params.dto.js';
+import { VerifyQueryDto } from '../audit/dto/audit.dto.js';
 import { SessionListQueryDto } from '../admin/dto/admin-sessions.dto.js';
 import { CatalogQueryDto } from '../catalog/dto/catalog-query.dto.js';
 import { InitIframeDto } from '../checkout/dto/init-iframe.dto.js';
@@ -79,6 +80,7 @@ const CASES: [ArgumentMetadata['type'], new () => object, Record<string, unknown
   ],
   ['param', ValidationKeyParams, [{ validationKey: 'vk_1' }]],
   ['query', CatalogQueryDto, [{ countryCode: 'ie', size: '5' }, { page: '2' }, {}]],
+  ['query', VerifyQueryDto, [{ head: 'AB'.repeat(32), events: '12' }, {}]],
   [
     'query',
     SessionListQueryDto,
@@ -146,4 +148,23 @@ describe("validation pipe against Nest's ValidationPipe with the same options", 
       expect(shortcut).toBeGreaterThan(accepted / 2);
     },
   );
+});
+
+describe('validation pipe on a list with gaps', () => {
+  it('leaves it to ValidationPipe, which closes the gaps first: the same instance either way', async () => {
+    const metadata: ArgumentMetadata = {
+      type: 'body',
+      metatype: CreateMerchantDto,
+      data: undefined,
+    };
+    const sparse = () => {
+      const checkoutOrigins: string[] = [];
+      checkoutOrigins[1] = 'https://shop.example'; // index 0 is a gap
+      return { id: 'acme', name: 'Acme', checkoutOrigins };
+    };
+    expect(ValidationPlan.of(CreateMerchantDto).accept(sparse())).toBeUndefined();
+    const ours = await outcome(createValidationPipe(), sparse(), metadata);
+    const nests = await outcome(new ValidationPipe(VALIDATION_PIPE_OPTIONS), sparse(), metadata);
+    expect(ours).toStrictEqual(nests);
+  });
 });

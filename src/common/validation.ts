@@ -92,7 +92,8 @@ const REMEMBERED_QUERY_BYTES = 1024 * 1024;
  *   bench/README.md entry).
  */
 class CompiledValidationPipe extends ValidationPipe {
-  private readonly plans = new Map<unknown, ValidationPlan<object>>();
+  /** The plan of each DTO class; null when it could not be made (ValidationPipe judges alone). */
+  private readonly plans = new Map<unknown, ValidationPlan<object> | null>();
   private readonly accepted = new Map<unknown, LRUCache<string, object>>();
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
@@ -112,18 +113,30 @@ class CompiledValidationPipe extends ValidationPipe {
     return validated;
   }
 
-  /** The plan's instance when it finds the value certainly valid; ValidationPipe's verdict else. */
+  /**
+   * The plan's instance when it finds the value certainly valid; ValidationPipe's verdict else,
+   * also when the plan cannot be made or throws (a transform of the DTO that throws on a probe).
+   */
   private judge(
     value: unknown,
     metadata: ArgumentMetadata,
     metatype: NonNullable<ArgumentMetadata['metatype']>,
   ): Promise<unknown> {
     let plan = this.plans.get(metatype);
-    if (!plan) {
-      plan = ValidationPlan.of(metatype as new () => object);
+    if (plan === undefined) {
+      try {
+        plan = ValidationPlan.of(metatype as new () => object);
+      } catch {
+        plan = null;
+      }
       this.plans.set(metatype, plan);
     }
-    const instance = plan.accept(value);
+    let instance: object | undefined;
+    try {
+      instance = plan?.accept(value);
+    } catch {
+      instance = undefined;
+    }
     return instance === undefined ? super.transform(value, metadata) : Promise.resolve(instance);
   }
 }

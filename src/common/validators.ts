@@ -53,8 +53,9 @@ export type ValueTransform = (value: unknown) => unknown;
 const TRANSFORMS = new WeakMap<object, Map<string, ValueTransform[]>>();
 
 /**
- * class-transformer's @Transform with `fn`, recorded here too: the seed plan (ValidationPlan)
- * runs the same functions without reading class-transformer's metadata.
+ * class-transformer's @Transform with `fn`, recorded here too: ValidationPlan (the seed command's
+ * checks, the HTTP validation pipe) runs the same functions without reading class-transformer's
+ * metadata.
  */
 function recordedTransform(fn: ValueTransform): PropertyDecorator {
   const transform = Transform(({ value }) => fn(value));

@@ -92,20 +92,24 @@ export class DatabaseFileMonitor implements OnApplicationBootstrap, OnModuleDest
 
   /**
    * Throws 503 when a file the connection writes to is no longer the one on disk, or, before a
-   * transaction begins or commits, when the log's index (`-shm`) refuses writes. SQLite keeps the
-   * index mapped in memory, and the kernel answers a write to a page of the mapping of an
-   * immutable file with SIGBUS, which ends the process (docs/decisions.md, "A frozen
-   * shared-memory file"); the file's own answer (access(2) with W_OK: EPERM),
-   * asked first, keeps the writes away from the mapping until it takes writes again. After a
-   * COMMIT that succeeded the index does not matter: the change is stored.
+   * transaction begins or commits and before a statement between transactions (a checkpoint),
+   * when the log's index (`-shm`) refuses writes. SQLite keeps the index mapped in memory, and the
+   * kernel answers a write to a page of the mapping of an immutable file with SIGBUS, which ends
+   * the process (docs/decisions.md, "A frozen shared-memory file"); the file's own answer
+   * (access(2) with W_OK: EPERM), asked first, keeps the writes away from the mapping until it
+   * takes writes again. After a COMMIT that succeeded the index does not matter: the change is
+   * stored. A statement between transactions is the checkpoint that saves what a lost file's log
+   * still holds: only the index is asked before it.
    */
   assertPresent(stage: GroupStage = 'commit'): void {
     if (this.path === undefined) return;
-    this.check();
-    if (this.state.databaseLost) {
-      throw new ApiError('SERVICE_UNAVAILABLE', {
-        message: 'The database file is gone; this instance cannot serve until it is restarted.',
-      });
+    if (stage !== 'outside') {
+      this.check();
+      if (this.state.databaseLost) {
+        throw new ApiError('SERVICE_UNAVAILABLE', {
+          message: 'The database file is gone; this instance cannot serve until it is restarted.',
+        });
+      }
     }
     if (stage !== 'committed' && refusesWrites(`${this.path}-shm`)) throw new IndexRefusesWrites();
   }
@@ -160,7 +164,7 @@ function identityOf(path: string): FileIdentity | undefined {
   }
 }
 
-/** True when the file is there and refuses writes (immutable or append-only: EPERM). */
+/** True when the file is there and immutable (access(2) with W_OK answers EPERM). */
 function refusesWrites(path: string): boolean {
   try {
     accessSync(path, constants.W_OK);

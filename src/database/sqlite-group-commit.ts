@@ -34,14 +34,17 @@ export interface GroupConnection {
   memo?: TransactionMemo;
 }
 
-/** Where a group is when it checks the database: before BEGIN, before COMMIT, after COMMIT. */
-export type GroupStage = 'begin' | 'commit' | 'committed';
+/**
+ * Where a group is when it checks the database: before BEGIN, before COMMIT, after COMMIT; or
+ * before a statement run between groups (`outside`: a checkpoint).
+ */
+export type GroupStage = 'begin' | 'commit' | 'committed' | 'outside';
 
 /** What a group checks around COMMIT, and whom it tells how it went. */
 export interface GroupHooks {
   /**
-   * Before BEGIN, before COMMIT and after it (`stage`): throws when the change must not be made
-   * or acknowledged.
+   * Before BEGIN, before COMMIT and after it, and before a statement between groups (`stage`):
+   * throws when the change must not be made or acknowledged.
    */
   assertWritable(stage: GroupStage): void;
   /** A group of `units` committed: the database takes writes. */
@@ -140,7 +143,10 @@ export class SqliteGroupCommit {
         for (let statement; (statement = this.between.shift());) {
           // Inside the chain: a connection that cannot be had is this statement's answer.
           await Promise.resolve()
-            .then(() => statement.work(this.connection().tx))
+            .then(() => {
+              this.hooks.assertWritable('outside');
+              return statement.work(this.connection().tx);
+            })
             .then(statement.resolve, statement.reject);
         }
         const group = this.nextGroup();

@@ -580,7 +580,15 @@ describe('TypeOrmTransactions on a SQLite file whose index is made immutable', (
   let monitor: DatabaseFileMonitor;
   let transactions: TypeOrmTransactions;
 
-  const chattr = (flag: '+i' | '-i') => execFileSync('chattr', [flag, `${file}-shm`]);
+  const chattr = (flag: '+i' | '-i') => {
+    try {
+      execFileSync('chattr', [flag, `${file}-shm`], { stdio: 'pipe' });
+    } catch (error) {
+      throw new Error(`chattr ${flag} failed (this test needs root): ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+  };
   const insert = (tx: Tx, name: string) =>
     managerOf(tx).query('INSERT INTO t (name) VALUES (?)', [name]);
 
@@ -595,13 +603,15 @@ describe('TypeOrmTransactions on a SQLite file whose index is made immutable', (
     transactions = new TypeOrmTransactions(dataSource, monitor, new WriteHealth(state), sqlite);
   });
   afterEach(async () => {
-    chattr('-i');
-    monitor.onModuleDestroy();
-    await sqlite.finalize();
-    await dataSource.destroy();
-    rmSync(dir, { recursive: true, force: true });
+    try {
+      chattr('-i');
+    } finally {
+      monitor.onModuleDestroy();
+      await sqlite.finalize();
+      await dataSource.destroy();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
-
   it('touches nothing while the index refuses writes (503, readiness told), and takes writes again once it does', async () => {
     await transactions.run((tx) => insert(tx, 'before'));
     chattr('+i');
@@ -611,6 +621,10 @@ describe('TypeOrmTransactions on a SQLite file whose index is made immutable', (
     expect(state.writesRefused).toBe(true);
     // Once committed, a change stands whatever the index says after.
     expect(() => monitor.assertPresent('committed')).not.toThrow();
+    // A checkpoint between transactions (after an erasure) is not sent either.
+    await expect(transactions.outside('PRAGMA wal_checkpoint(TRUNCATE)')).rejects.toMatchObject({
+      code: 'SQLITE_READONLY',
+    });
 
     chattr('-i');
     await transactions.run((tx) => insert(tx, 'after'));
