@@ -98,18 +98,17 @@ export class DatabaseFileMonitor implements OnApplicationBootstrap, OnModuleDest
    * the process (docs/decisions.md, "A frozen shared-memory file"); the file's own answer
    * (access(2) with W_OK: EPERM), asked first, keeps the writes away from the mapping until it
    * takes writes again. After a COMMIT that succeeded the index does not matter: the change is
-   * stored. A statement between transactions is the checkpoint that saves what a lost file's log
-   * still holds: only the index is asked before it.
+   * stored. The files are looked at around COMMIT only (a file lost before BEGIN is found before
+   * COMMIT all the same); a statement between transactions is the checkpoint that saves what a
+   * lost file's log still holds: only the index is asked before it.
    */
-  assertPresent(stage: GroupStage = 'commit'): void {
+  assertPresent(stage: GroupStage): void {
     if (this.path === undefined) return;
-    if (stage !== 'outside') {
-      this.check();
-      if (this.state.databaseLost) {
-        throw new ApiError('SERVICE_UNAVAILABLE', {
-          message: 'The database file is gone; this instance cannot serve until it is restarted.',
-        });
-      }
+    if (stage === 'commit' || stage === 'committed') this.check();
+    if (stage !== 'outside' && this.state.databaseLost) {
+      throw new ApiError('SERVICE_UNAVAILABLE', {
+        message: 'The database file is gone; this instance cannot serve until it is restarted.',
+      });
     }
     if (stage !== 'committed' && refusesWrites(`${this.path}-shm`)) throw new IndexRefusesWrites();
   }

@@ -194,7 +194,8 @@ export class SqliteGroupCommit {
       connection.memo?.forget();
     }
     try {
-      this.hooks.assertWritable('committed'); // after COMMIT: a write into a gone file is never acknowledged
+      // After COMMIT: a write into a gone file is never acknowledged.
+      this.hooks.assertWritable('committed');
     } catch (error) {
       this.fail(group, error);
       return;
