@@ -48,6 +48,16 @@ function transactionsOn(
   );
 }
 
+/** Every outcome a refusal with 503 SERVICE_UNAVAILABLE (nothing of those units was written). */
+function expectAllUnavailable(outcomes: PromiseSettledResult<unknown>[]): void {
+  for (const outcome of outcomes) {
+    expect(outcome.status).toBe('rejected');
+    const error = (outcome as PromiseRejectedResult).reason as ApiError;
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error.code).toBe('SERVICE_UNAVAILABLE');
+  }
+}
+
 /** Group hooks that watch nothing. */
 const NO_HOOKS = {
   assertWritable: () => undefined,
@@ -177,12 +187,7 @@ describe('TypeOrmTransactions on SQLite', () => {
       group.run((t) => insert(t, 'one')),
       group.run((t) => insert(t, 'two')),
     ]);
-    for (const outcome of outcomes) {
-      expect(outcome.status).toBe('rejected');
-      expect(((outcome as PromiseRejectedResult).reason as ApiError).code).toBe(
-        'SERVICE_UNAVAILABLE',
-      );
-    }
+    expectAllUnavailable(outcomes);
     expect(sent).toEqual([]);
     expect(refusals.map(String)).toEqual(['Error: frozen', 'Error: frozen']);
     expect(await names()).toEqual([]);
@@ -200,12 +205,7 @@ describe('TypeOrmTransactions on SQLite', () => {
       transactions.run((tx) => managerOf(tx).query("INSERT INTO child (parent) VALUES ('nobody')")),
     ]);
     expect(outcomes[0].status).toBe('fulfilled');
-    for (const outcome of outcomes.slice(1)) {
-      expect(outcome.status).toBe('rejected');
-      const error = (outcome as PromiseRejectedResult).reason as ApiError;
-      expect(error).toBeInstanceOf(ApiError);
-      expect(error.code).toBe('SERVICE_UNAVAILABLE');
-    }
+    expectAllUnavailable(outcomes.slice(1));
     expect(await names()).toEqual(['alone']);
     // The next unit runs in a transaction of its own, not inside one left open.
     await transactions.run((tx) => insert(tx, 'after'));
@@ -263,12 +263,7 @@ describe('TypeOrmTransactions on SQLite', () => {
       writes.run((tx) => insert(tx, 'a')),
       writes.run((tx) => insert(tx, 'b')),
     ]);
-    for (const outcome of outcomes) {
-      expect(outcome.status).toBe('rejected');
-      expect(((outcome as PromiseRejectedResult).reason as ApiError).code).toBe(
-        'SERVICE_UNAVAILABLE',
-      );
-    }
+    expectAllUnavailable(outcomes);
     await writes.beforeApplicationShutdown();
   });
 
@@ -532,12 +527,7 @@ describe('SqliteGroupCommit on a SQLite file', () => {
       (t: Tx) => managerOf(t).query("INSERT INTO child (parent) VALUES ('nobody')"),
       unit(['c']),
     ]);
-    for (const outcome of outcomes) {
-      expect(outcome.status).toBe('rejected');
-      const error = (outcome as PromiseRejectedResult).reason as ApiError;
-      expect(error).toBeInstanceOf(ApiError);
-      expect(error.code).toBe('SERVICE_UNAVAILABLE');
-    }
+    expectAllUnavailable(outcomes);
     expect(await committedNames()).toEqual(['first']);
     expect(sent.slice(-2)).toEqual(['COMMIT', 'ROLLBACK']);
     // The next group starts clean.
@@ -556,11 +546,7 @@ describe('SqliteGroupCommit on a SQLite file', () => {
       },
       unit(['c']),
     ]);
-    for (const outcome of outcomes) {
-      expect(outcome.status).toBe('rejected');
-      const error = (outcome as PromiseRejectedResult).reason as ApiError;
-      expect(error.code).toBe('SERVICE_UNAVAILABLE');
-    }
+    expectAllUnavailable(outcomes);
     expect(sent.slice(-2)).toEqual(['ROLLBACK TO unit', 'ROLLBACK']);
     expect(await committedNames()).toEqual(['first']);
     await group.run(unit(['after']));
