@@ -235,10 +235,10 @@ describe('SQLite refusing writes under concurrent writers (e2e)', () => {
   // is not stored, and writes come back. SQLite keeps the log's index (`-shm`) mapped in memory:
   // a write to a page of that mapping while the file is immutable is refused by the kernel with
   // SIGBUS, which ends the process at once (no handler can resume it). The service asks the file
-  // before each transaction (src/database/database-file-monitor.ts), so only a transaction under
-  // way at the moment of the freeze can meet that end (docs/decisions.md, "A frozen shared-memory
-  // file": 1 run of 8). That is the one end allowed here: started again, the service takes writes
-  // and has lost none that it acknowledged. A process that lives must recover by itself.
+  // before each transaction (src/database/database-file-monitor.ts), so only a COMMIT under way at
+  // the moment of the freeze can meet that end (docs/decisions.md, "A frozen shared-memory file":
+  // 2 runs of 15). That is the one end allowed here: started again, the service takes writes and
+  // has lost none that it acknowledged. A process that lives must recover by itself.
   it('files made immutable and mutable again: only 2xx or 503, then recovery; acknowledged = stored', async () => {
     const url = await start({ tmpfs: false });
     let ended: { signal: NodeJS.Signals | null; code: number | null } | undefined;
