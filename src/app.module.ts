@@ -35,8 +35,8 @@ import { SeedingModule } from './seeding/seeding.module.js';
 /**
  * The application: its features, and the request lifecycle every route goes through (see
  * docs/request-lifecycle.md) — the global guard (who may call), interceptor (the success
- * envelope), pipe (validation) and filter (the error envelope), and last the routes for requests
- * no other route serves (UnservedModule).
+ * envelope) and filter (the error envelope), the validation pipe bound to DTO parameters, and
+ * last the routes for requests no other route serves (UnservedModule).
  */
 @Module({})
 export class AppModule {
