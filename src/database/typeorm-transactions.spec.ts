@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -589,6 +590,7 @@ describe('TypeOrmTransactions on a SQLite file whose index is made immutable', (
     transactions = new TypeOrmTransactions(dataSource, monitor, new WriteHealth(state), sqlite);
   });
   afterEach(async () => {
+    Logger.overrideLogger(false);
     try {
       chattr('-i');
     } finally {
@@ -598,7 +600,15 @@ describe('TypeOrmTransactions on a SQLite file whose index is made immutable', (
       rmSync(dir, { recursive: true, force: true });
     }
   });
-  it('touches nothing while the index refuses writes (503, readiness told), and takes writes again once it does', async () => {
+  it('touches nothing while the index refuses writes (503, readiness told, logged once), and takes writes again once it does', async () => {
+    const logged: string[] = [];
+    const collect =
+      (level: string) =>
+      (message: unknown, ...rest: unknown[]) => {
+        const text = typeof message === 'string' ? message : String(rest[0]);
+        logged.push(`${level} ${text}`);
+      };
+    Logger.overrideLogger({ log: collect('log'), warn: collect('warn'), error: collect('error') });
     await transactions.run((tx) => insert(tx, 'before'));
     chattr('+i');
     const refused = await transactions.run((tx) => insert(tx, 'frozen')).catch((e: unknown) => e);
@@ -617,5 +627,9 @@ describe('TypeOrmTransactions on a SQLite file whose index is made immutable', (
     expect(state.writesRefused).toBe(false);
     const rows = await dataSource.query<{ name: string }[]>('SELECT name FROM t ORDER BY name');
     expect(rows.map((row) => row.name)).toEqual(['after', 'before']);
+    expect(logged).toEqual([
+      'warn The database refuses writes; answering 503 to them and to readiness until it takes them again',
+      'log The database takes writes again',
+    ]);
   });
 });
