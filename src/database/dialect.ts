@@ -81,6 +81,15 @@ const PG_POOLS = new WeakMap<object, pg.Pool>();
  * The `pg` module for TypeORM's documented `driver` option, with a `Pool` that records the pool
  * TypeORM creates with it (as SqliteConnection does for sqlite3's `Database`): its counts are
  * read by poolOf without reaching into TypeORM's driver. Loaded on PostgreSQL only.
+ *
+ * Its connections also keep an `error` listener of their own from the moment the pool makes
+ * them (pg-pool's documented `connect` event, emitted before the connection is handed over).
+ * TypeORM 0.3.31 attaches its listener a microtask after the pool hands a connection over; a new
+ * connection is handed over while pg parses the server's ReadyForQuery, and a FATAL message read
+ * in the same chunk (an administrator's `pg_terminate_backend`, a failover) was emitted with no
+ * listener and ended the process. Nothing is lost by ignoring it here: TypeORM's first statement
+ * on that connection fails (503), and the pool drops a connection that cannot be queried when it
+ * is released (docs/decisions.md, "A terminated connection that TypeORM has not taken yet").
  */
 function recordingPgModule(): object {
   const pgModule = createRequire(import.meta.url)('pg') as typeof pg;
@@ -89,11 +98,15 @@ function recordingPgModule(): object {
     constructor(config?: pg.PoolConfig) {
       super(config);
       PG_POOLS.set(module, this);
+      this.on('connect', (client) => client.on('error', reportedByTheNextStatement));
     }
   }
   module.Pool = RecordedPool;
   return module;
 }
+
+/** A connection's error between the pool and TypeORM: the next statement on it fails and says so. */
+function reportedByTheNextStatement(): void {}
 
 /** The `pg` Pool of a PostgreSQL data source (undefined before TypeORM made it). */
 export function poolOf(dataSource: DataSource): pg.Pool | undefined {
