@@ -6,9 +6,6 @@ import { seedCommand } from '../src/cli/seed-command.js';
 import { loadConfig } from '../src/config/app-config.js';
 import { dataSourceOptions, MIGRATIONS } from '../src/database/data-source-options.js';
 import { poolOf, runMigrationsOnce } from '../src/database/dialect.js';
-import { execute } from '../src/database/sql.js';
-import { allStatements } from '../src/database/transactions.js';
-import { TypeOrmTx } from '../src/database/typeorm-transactions.js';
 import { freshDatabase, TEST_CALLBACK_SECRET_KEY, TEST_AUDIT_KEY } from './support/test-app.js';
 
 /** One column as both databases can describe it. */
@@ -194,57 +191,6 @@ describe('PostgreSQL beside SQLite (e2e)', () => {
       expect(pool.totalCount).toBe(0);
       // Both dropped; the next statement gets a new connection.
       expect(await source.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
-    } finally {
-      if (source.isInitialized) await source.destroy();
-      await postgres.drop();
-    }
-  });
-
-  // pg 8 deprecates queueing a query on a client that is already running one (pg 9 removes it):
-  // the statements a unit sends together go one after the other (src/database/sql.ts, execute).
-  it('sends the statements a unit sends together one at a time on its connection, each with its own result', async () => {
-    const postgres = await freshDatabase(dir);
-    const source = new DataSource(dataSourceOptions(postgres.url));
-    try {
-      await source.initialize();
-      const runner = source.createQueryRunner();
-      await runner.startTransaction();
-      try {
-        const client = (await runner.connect()) as {
-          query: (...args: unknown[]) => Promise<unknown>;
-        };
-        const query = client.query.bind(client);
-        let running = 0;
-        let most = 0;
-        // Test instrumentation only: how many queries the client was given at once.
-        client.query = async (...args: unknown[]) => {
-          most = Math.max(most, ++running);
-          try {
-            return await query(...args);
-          } finally {
-            running--;
-          }
-        };
-        const tx = new TypeOrmTx(runner.manager);
-        const results = await allStatements(
-          [30, 10, 20, 0].map((ms, i) =>
-            execute<{ i: number }>(tx, `SELECT ${i} AS i, pg_sleep(?::float / 1000)`, [ms]),
-          ),
-        );
-        expect(results.map((result) => result.rows[0].i)).toEqual([0, 1, 2, 3]);
-        expect(most).toBe(1);
-        // A statement that fails is its own caller's error; the next one still runs (and finds
-        // the transaction aborted, as PostgreSQL answers).
-        const outcomes = await Promise.allSettled([
-          execute(tx, 'SELECT 1 / 0'),
-          execute(tx, 'SELECT 1'),
-        ]);
-        expect(outcomes.map((outcome) => outcome.status)).toEqual(['rejected', 'rejected']);
-        expect(String((outcomes[1] as PromiseRejectedResult).reason)).toMatch(/aborted/);
-      } finally {
-        await runner.rollbackTransaction();
-        await runner.release();
-      }
     } finally {
       if (source.isInitialized) await source.destroy();
       await postgres.drop();

@@ -30,24 +30,7 @@ export async function execute<T = unknown>(
   const sqlite = sqliteConnectionOf(tx);
   if (sqlite) return sqlite.run<T>(sql, parameters);
   const manager = managerOf(tx);
-  const runner = manager.queryRunner!;
   const text = kindOf(manager.connection) === 'postgres' ? numbered(sql) : sql;
-  // One after the other on the transaction's connection: a unit may send several statements
-  // together (allStatements), and pg 8 deprecates queueing a query on a client that is already
-  // running one (pg 9 removes it); it ran them one at a time all the same.
-  const previous = lastStatement.get(runner);
-  const sent = previous
-    ? previous.then(() => runner.query(text, [...parameters], true))
-    : runner.query(text, [...parameters], true);
-  const settled = sent.then(
-    () => undefined,
-    () => undefined,
-  );
-  lastStatement.set(runner, settled);
-  const result = await sent;
-  if (lastStatement.get(runner) === settled) lastStatement.delete(runner);
+  const result = await manager.queryRunner!.query(text, [...parameters], true);
   return { rows: (result.records ?? []) as T[], affected: result.affected ?? 0 };
 }
-
-/** The last statement sent on each query runner, settled or not (see execute). */
-const lastStatement = new WeakMap<object, Promise<void>>();
