@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sqlite3 from 'sqlite3';
 import { MainProcess, startMain } from './support/main-process.js';
+import { needsRoot } from './support/needs-root.js';
 import { ADMIN_TOKEN, adminHeaders, http } from './support/test-app.js';
 import { eventually, startWriteLoad, type WriteLoad } from './support/write-load.js';
 
@@ -24,18 +25,6 @@ const MERCHANT = 'acme';
 const WRITERS = 20;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Runs a command, or fails naming what the test needs. */
-function needsRoot(command: string, args: string[]): void {
-  try {
-    execFileSync(command, args, { stdio: 'pipe' });
-  } catch (error) {
-    throw new Error(
-      `${command} ${args.join(' ')} failed (these tests need root): ${(error as Error).message}`,
-      { cause: error },
-    );
-  }
-}
 
 /** Writes into `dir` until its file system has no byte left; returns the file written. */
 function fill(dir: string): string {

@@ -1,10 +1,10 @@
 import { Logger } from '@nestjs/common';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sqlite3 from 'sqlite3';
 import { DataSource } from 'typeorm';
+import { needsRoot } from '../../test/support/needs-root.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { ServiceState } from '../common/service-state.js';
 import { DatabaseFileMonitor } from './database-file-monitor.js';
@@ -557,7 +557,7 @@ describe('SqliteGroupCommit on a SQLite file', () => {
 
 // SQLite maps the log's index (`-shm`) into memory; a write to that mapping while the file is
 // immutable ends the process with SIGBUS (docs/decisions.md, "A frozen shared-memory file").
-// `chattr` needs root, as the fault specs in test/ do.
+// `chattr` needs root, as the fault specs in test/ do (needsRoot says so when it fails).
 describe('TypeOrmTransactions on a SQLite file whose index is made immutable', () => {
   let dir: string;
   let file: string;
@@ -567,15 +567,7 @@ describe('TypeOrmTransactions on a SQLite file whose index is made immutable', (
   let monitor: DatabaseFileMonitor;
   let transactions: TypeOrmTransactions;
 
-  const chattr = (flag: '+i' | '-i') => {
-    try {
-      execFileSync('chattr', [flag, `${file}-shm`], { stdio: 'pipe' });
-    } catch (error) {
-      throw new Error(`chattr ${flag} failed (this test needs root): ${(error as Error).message}`, {
-        cause: error,
-      });
-    }
-  };
+  const chattr = (flag: '+i' | '-i') => needsRoot('chattr', [flag, `${file}-shm`]);
   const insert = (tx: Tx, name: string) =>
     managerOf(tx).query('INSERT INTO t (name) VALUES (?)', [name]);
 
