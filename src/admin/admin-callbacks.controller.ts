@@ -1,4 +1,4 @@
-import { Controller, Get, HttpCode, Post } from '@nestjs/common';
+import { Controller, HttpCode } from '@nestjs/common';
 import { ValidParams } from '../common/validation.js';
 import { ApiTags } from '@nestjs/swagger';
 import { CallbackService } from '../callbacks/callback.service.js';
@@ -21,8 +21,9 @@ export class AdminCallbacksController {
     private readonly sessions: PaymentSessionService,
   ) {}
 
-  @Get(`${PAYMENT_SESSIONS_ADMIN_PATH}/:validationKey/callbacks`)
   @Endpoint({
+    method: 'GET',
+    path: `${PAYMENT_SESSIONS_ADMIN_PATH}/:validationKey/callbacks`,
     operationId: 'listPaymentSessionCallbacks',
     summary: "A payment session's callbacks to its merchant, with every attempt",
     description:
@@ -54,9 +55,10 @@ export class AdminCallbacksController {
     return { validationKey: params.validationKey, items: payload };
   }
 
-  @Post('admin/callbacks/:id/redeliver')
   @HttpCode(202)
   @Endpoint({
+    method: 'POST',
+    path: 'admin/callbacks/:id/redeliver',
     operationId: 'redeliverCallback',
     summary: 'Make one more attempt of a callback now (also of a delivered or failed one)',
     description:

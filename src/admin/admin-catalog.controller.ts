@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import { Controller, HttpCode } from '@nestjs/common';
 import { ValidBody, ValidParams, ValidQuery } from '../common/validation.js';
 import { ApiTags } from '@nestjs/swagger';
 import { CatalogService } from '../catalog/catalog.service.js';
@@ -18,12 +18,13 @@ import { PairIdParams } from './dto/admin-params.dto.js';
 import { AdminCatalogPageDto } from './dto/admin-views.dto.js';
 
 @ApiTags('Operator: catalog')
-@Controller(CATALOG_ADMIN_PATH)
+@Controller()
 export class AdminCatalogController {
   constructor(private readonly catalog: CatalogService) {}
 
-  @Get()
   @Endpoint({
+    method: 'GET',
+    path: CATALOG_ADMIN_PATH,
     operationId: 'listAllCryptoPairs',
     summary: 'Every pair, disabled ones included, paginated like the public catalog',
     description: 'Same filters, order and pages as the public catalog; never cached.',
@@ -38,8 +39,9 @@ export class AdminCatalogController {
     return listingPage(payload, query, total);
   }
 
-  @Post()
   @Endpoint({
+    method: 'POST',
+    path: CATALOG_ADMIN_PATH,
     operationId: 'createCryptoPair',
     summary: 'Add a pair; (currencyCode, protocol, countryCode) is unique',
     description:
@@ -60,8 +62,9 @@ export class AdminCatalogController {
     return this.catalog.create(input, call);
   }
 
-  @Patch(':id')
   @Endpoint({
+    method: 'PATCH',
+    path: `${CATALOG_ADMIN_PATH}/:id`,
     operationId: 'updateCryptoPair',
     summary: 'Rename a pair or switch it on or off',
     description: 'Only the fields given change. The public catalog shows the change at once.',
@@ -81,9 +84,10 @@ export class AdminCatalogController {
     return this.catalog.update(params.id, patch, call);
   }
 
-  @Delete(':id')
   @HttpCode(204)
   @Endpoint({
+    method: 'DELETE',
+    path: `${CATALOG_ADMIN_PATH}/:id`,
     operationId: 'deleteCryptoPair',
     summary: 'Remove a pair',
     description:

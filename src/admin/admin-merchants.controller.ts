@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import { Controller, HttpCode } from '@nestjs/common';
 import { ValidBody, ValidParams, ValidQuery } from '../common/validation.js';
 import { ApiTags } from '@nestjs/swagger';
 import { CurrentOperatorCall, type OperatorCall } from '../operators/operator-call.js';
@@ -24,7 +24,7 @@ import { MerchantKeyParams, MerchantParams } from './dto/admin-params.dto.js';
 import { AdminApiKeyPageDto, AdminMerchantPageDto } from './dto/admin-views.dto.js';
 
 @ApiTags('Operator: merchants')
-@Controller('admin/merchants')
+@Controller()
 export class AdminMerchantsController {
   constructor(
     private readonly merchants: MerchantService,
@@ -32,8 +32,9 @@ export class AdminMerchantsController {
     private readonly secrets: CallbackSecretService,
   ) {}
 
-  @Get()
   @Endpoint({
+    method: 'GET',
+    path: 'admin/merchants',
     operationId: 'listMerchants',
     summary: 'Every merchant, ordered by id, paginated like the catalog',
     description:
@@ -49,8 +50,9 @@ export class AdminMerchantsController {
     return listingPage(payload, query, total);
   }
 
-  @Post()
   @Endpoint({
+    method: 'POST',
+    path: 'admin/merchants',
     operationId: 'createMerchant',
     summary: 'Create a merchant',
     description: 'It has no API key yet: create one with createApiKey.',
@@ -69,8 +71,9 @@ export class AdminMerchantsController {
     return this.merchants.createMerchant(input, call);
   }
 
-  @Patch(':id')
   @Endpoint({
+    method: 'PATCH',
+    path: 'admin/merchants/:id',
     operationId: 'updateMerchant',
     summary: 'Rename a merchant or replace the origins that may frame its checkout page',
     description:
@@ -92,8 +95,9 @@ export class AdminMerchantsController {
     return this.merchants.updateMerchant(params.id, input, call);
   }
 
-  @Post(':id/api-keys')
   @Endpoint({
+    method: 'POST',
+    path: 'admin/merchants/:id/api-keys',
     operationId: 'createApiKey',
     summary: 'Create an API key',
     description: 'The plaintext key is in this response only; the service keeps its SHA-256 hash.',
@@ -111,8 +115,9 @@ export class AdminMerchantsController {
     return this.keys.createKey(params.id, call);
   }
 
-  @Get(':id/api-keys')
   @Endpoint({
+    method: 'GET',
+    path: 'admin/merchants/:id/api-keys',
     operationId: 'listApiKeys',
     summary: "A merchant's API keys, revoked ones included, oldest first",
     description:
@@ -132,9 +137,10 @@ export class AdminMerchantsController {
     return { merchantId: params.id, ...listingPage(payload, query, total) };
   }
 
-  @Delete(':id/api-keys/:keyId')
   @HttpCode(204)
   @Endpoint({
+    method: 'DELETE',
+    path: 'admin/merchants/:id/api-keys/:keyId',
     operationId: 'revokeApiKey',
     summary: 'Revoke an API key; it stops working on the next request',
     description:
@@ -153,8 +159,9 @@ export class AdminMerchantsController {
     await this.keys.revokeKey(params.id, params.keyId, call);
   }
 
-  @Post(':id/callback-secret')
   @Endpoint({
+    method: 'POST',
+    path: 'admin/merchants/:id/callback-secret',
     operationId: 'rotateCallbackSecret',
     summary: "Replace the merchant's callback secret",
     description:

@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, HttpCode, Put, Res } from '@nestjs/common';
+import { Controller, HttpCode, Res } from '@nestjs/common';
 import { ValidBody, ValidParams, ValidQuery } from '../common/validation.js';
 import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
 import { ApiError } from '../common/errors/api-error.js';
@@ -36,15 +36,16 @@ import {
 
 @ApiTags('Operator: payment sessions')
 @ApiExtraModels(...STATUS_ELEMENT_MODELS)
-@Controller(PAYMENT_SESSIONS_ADMIN_PATH)
+@Controller()
 export class AdminPaymentSessionsController {
   constructor(
     private readonly sessions: PaymentSessionService,
     private readonly views: PaymentSessionViews,
   ) {}
 
-  @Get()
   @Endpoint({
+    method: 'GET',
+    path: PAYMENT_SESSIONS_ADMIN_PATH,
     operationId: 'listPaymentSessions',
     summary: 'Payment sessions, newest first, a page at a time',
     description:
@@ -63,8 +64,9 @@ export class AdminPaymentSessionsController {
     return this.views.list(query);
   }
 
-  @Get(':validationKey')
   @Endpoint({
+    method: 'GET',
+    path: `${PAYMENT_SESSIONS_ADMIN_PATH}/:validationKey`,
     operationId: 'getPaymentSession',
     summary: 'One payment session as the operator sees it',
     description:
@@ -92,8 +94,9 @@ export class AdminPaymentSessionsController {
     return this.views.detail(params.validationKey, call.operator);
   }
 
-  @Put(':validationKey')
   @Endpoint({
+    method: 'PUT',
+    path: `${PAYMENT_SESSIONS_ADMIN_PATH}/:validationKey`,
     operationId: 'reportPaymentSession',
     summary: 'Create a payment session or move it to a new state',
     description:
@@ -147,8 +150,9 @@ export class AdminPaymentSessionsController {
     };
   }
 
-  @Get(':validationKey/history')
   @Endpoint({
+    method: 'GET',
+    path: `${PAYMENT_SESSIONS_ADMIN_PATH}/:validationKey/history`,
     operationId: 'getPaymentSessionHistory',
     summary: 'Every transition of a payment session, oldest first',
     description:
@@ -189,9 +193,10 @@ export class AdminPaymentSessionsController {
     };
   }
 
-  @Delete(':validationKey/personal-data')
   @HttpCode(204)
   @Endpoint({
+    method: 'DELETE',
+    path: `${PAYMENT_SESSIONS_ADMIN_PATH}/:validationKey/personal-data`,
     operationId: 'erasePaymentSessionPersonalData',
     summary: "Erase a payment session's personal data now",
     description:

@@ -1,4 +1,4 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { ValidQuery } from '../common/validation.js';
 import { ApiTags } from '@nestjs/swagger';
 import type { Listing } from '../common/http/envelope.js';
@@ -19,15 +19,16 @@ import {
 } from './dto/audit.dto.js';
 
 @ApiTags('Operator: audit trail')
-@Controller('admin/audit-events')
+@Controller()
 export class AuditController {
   constructor(
     private readonly trail: AuditTrail,
     private readonly heads: AuditHeads,
   ) {}
 
-  @Get()
   @Endpoint({
+    method: 'GET',
+    path: 'admin/audit-events',
     operationId: 'listAuditEvents',
     summary: 'The audit trail, newest first',
     description:
@@ -54,8 +55,9 @@ export class AuditController {
     return listingPage(rows.map(toView), query, total);
   }
 
-  @Get('head')
   @Endpoint({
+    method: 'GET',
+    path: 'admin/audit-events/head',
     operationId: 'getAuditHead',
     summary: 'The head of the audit chain, to keep outside the database',
     description:
@@ -71,8 +73,9 @@ export class AuditController {
     return this.heads.head();
   }
 
-  @Get('verify')
   @Endpoint({
+    method: 'GET',
+    path: 'admin/audit-events/verify',
     operationId: 'verifyAuditTrail',
     summary: 'Recompute the keyed chain and name its first broken link',
     description:

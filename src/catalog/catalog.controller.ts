@@ -1,4 +1,4 @@
-import { Controller, Get, Inject, Res } from '@nestjs/common';
+import { Controller, Inject, Res } from '@nestjs/common';
 import { ValidQuery } from '../common/validation.js';
 import { ApiTags } from '@nestjs/swagger';
 import type { Listing } from '../common/http/envelope.js';
@@ -33,8 +33,9 @@ export class CatalogController {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  @Get([CATALOG_PATH, CATALOG_ALIAS_PATH])
   @Endpoint({
+    method: 'GET',
+    path: [CATALOG_PATH, CATALOG_ALIAS_PATH],
     operationId: 'listCryptoPairs',
     summary: 'List the enabled crypto currency and protocol pairs',
     description:

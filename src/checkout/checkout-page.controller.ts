@@ -1,4 +1,4 @@
-import { Controller, Get, Header, HttpCode, Post, UseInterceptors } from '@nestjs/common';
+import { Controller, Header, HttpCode, UseInterceptors } from '@nestjs/common';
 import { ValidBody, ValidParams, ValidQuery } from '../common/validation.js';
 import { ApiTags } from '@nestjs/swagger';
 import type { ErrorCode } from '../common/errors/error-catalog.js';
@@ -52,7 +52,7 @@ const ACTION_RESPONSE = {
 };
 
 @ApiTags('Checkout')
-@Controller(CHECKOUT_PATH)
+@Controller()
 @UseInterceptors(WebAnswerInterceptor)
 export class CheckoutPageController {
   constructor(
@@ -60,8 +60,9 @@ export class CheckoutPageController {
     private readonly pages: CheckoutPages,
   ) {}
 
-  @Get('assets/checkout.js')
   @Endpoint({
+    method: 'GET',
+    path: `${CHECKOUT_PATH}/assets/checkout.js`,
     operationId: 'getCheckoutPageScript',
     summary: "The checkout page's script (JavaScript)",
     description:
@@ -74,8 +75,9 @@ export class CheckoutPageController {
     return this.pages.assets['checkout.js'];
   }
 
-  @Get('assets/checkout.css')
   @Endpoint({
+    method: 'GET',
+    path: `${CHECKOUT_PATH}/assets/checkout.css`,
     operationId: 'getCheckoutPageStylesheet',
     summary: "The checkout page's stylesheet (CSS)",
     description: 'Readable from 320 px wide, text contrast at least 7:1, a visible focus ring.',
@@ -87,8 +89,9 @@ export class CheckoutPageController {
     return this.pages.assets['checkout.css'];
   }
 
-  @Get(':token')
   @Endpoint({
+    method: 'GET',
+    path: `${CHECKOUT_PATH}/:token`,
     operationId: 'getCheckoutPage',
     summary: 'The checkout page of a token (HTML)',
     description:
@@ -113,9 +116,10 @@ export class CheckoutPageController {
     return this.pages.page(view, params.token, query.origin);
   }
 
-  @Get(':token/status')
   @Header('Cache-Control', 'no-store')
   @Endpoint({
+    method: 'GET',
+    path: `${CHECKOUT_PATH}/:token/status`,
     operationId: 'getCheckoutState',
     summary: 'Where a checkout stands (polled by its page)',
     description:
@@ -134,9 +138,10 @@ export class CheckoutPageController {
     return this.checkouts.state(params.token, address);
   }
 
-  @Post(':token/pair')
   @HttpCode(200)
   @Endpoint({
+    method: 'POST',
+    path: `${CHECKOUT_PATH}/:token/pair`,
     operationId: 'chooseCheckoutPair',
     summary: 'The customer chooses a pair (page action)',
     description:
@@ -173,9 +178,10 @@ export class CheckoutPageController {
     return this.checkouts.choose(params.token, input.nonce, input, address);
   }
 
-  @Post(':token/outcome')
   @HttpCode(200)
   @Endpoint({
+    method: 'POST',
+    path: `${CHECKOUT_PATH}/:token/outcome`,
     operationId: 'decideCheckoutOutcome',
     summary: "The sandbox's tester chooses the outcome (page action)",
     description:
@@ -223,9 +229,10 @@ export class CheckoutPageController {
     return this.checkouts.decide(params.token, input.nonce, decision, address);
   }
 
-  @Post(':token/cancel')
   @HttpCode(200)
   @Endpoint({
+    method: 'POST',
+    path: `${CHECKOUT_PATH}/:token/cancel`,
     operationId: 'cancelCheckout',
     summary: 'The customer cancels (page action): NOT_COMPLETED, ABANDONED_BY_USER',
     description:

@@ -1,4 +1,4 @@
-import { Controller, Header, HttpCode, Post } from '@nestjs/common';
+import { Controller, Header, HttpCode } from '@nestjs/common';
 import { ValidBody } from '../common/validation.js';
 import { ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../merchants/caller.js';
@@ -12,14 +12,15 @@ import {
 } from './dto/init-iframe.dto.js';
 
 @ApiTags('Checkout')
-@Controller('api/gateway')
+@Controller()
 export class InitIframeController {
   constructor(private readonly checkouts: CheckoutService) {}
 
-  @Post('init-iframe')
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
   @Endpoint({
+    method: 'POST',
+    path: 'api/gateway/init-iframe',
     operationId: 'initIframe',
     summary: 'Start a payment: a PENDING session and the token of its checkout page',
     description:

@@ -1,4 +1,4 @@
-import { Controller, Get, Param, RequestMethod, UseInterceptors } from '@nestjs/common';
+import { Controller, Param, RequestMethod, UseInterceptors } from '@nestjs/common';
 import { ApiExtension, ApiTags } from '@nestjs/swagger';
 import { ApiError } from '../common/errors/api-error.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
@@ -34,9 +34,10 @@ const WIDGET_RESPONSE = assetResponse(
 export class WidgetController {
   constructor(private readonly pages: CheckoutPages) {}
 
-  @Get(WIDGET_PATH)
   @ApiExtension(AT_HOST_ROOT_EXTENSION, true)
   @Endpoint({
+    method: 'GET',
+    path: WIDGET_PATH,
     operationId: 'getWidgetScriptAtHostRoot',
     summary: 'The payment widget (JavaScript), at the host root',
     description: `${DESCRIPTION} Served at the host's root also when CONTEXT_PATH is set, where integrations load it from.`,
@@ -48,8 +49,9 @@ export class WidgetController {
     return this.pages.widget;
   }
 
-  @Get('widgets/:script')
   @Endpoint({
+    method: 'GET',
+    path: 'widgets/:script',
     operationId: 'getWidgetScript',
     summary: 'The payment widget (JavaScript)',
     description: DESCRIPTION,

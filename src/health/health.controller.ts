@@ -1,4 +1,4 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { ApiError } from '../common/errors/api-error.js';
@@ -27,7 +27,7 @@ const NO_CACHE_HEADER = {
 };
 
 @ApiTags('Health')
-@Controller('health')
+@Controller()
 export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
@@ -36,8 +36,9 @@ export class HealthController {
     private readonly writes: WriteProbe,
   ) {}
 
-  @Get('live')
   @Endpoint({
+    method: 'GET',
+    path: 'health/live',
     operationId: 'getLiveness',
     summary: 'Liveness: the process answers',
     description: 'Never limited and never touches the database.',
@@ -59,10 +60,11 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  @Get('ready')
   // Documented by @Endpoint like every route, not by the library (whose 503 is not what is sent).
   @HealthCheck({ noCache: true, swaggerDocumentation: false })
   @Endpoint({
+    method: 'GET',
+    path: 'health/ready',
     operationId: 'getReadiness',
     summary: 'Readiness: the database answers',
     description:

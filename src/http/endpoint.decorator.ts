@@ -4,15 +4,23 @@ import { ACCESS, type DeclaredAccess } from '../access/declared-access.js';
 import { endpointDocs, routeErrors, type DocumentedEndpoint } from '../openapi/endpoint-docs.js';
 import { ENVELOPE, type Envelope } from './envelope.interceptor.js';
 import { BODY, JsonBodyInterceptor } from './json-body.interceptor.js';
+import { Mapped, type RouteMethod } from './routes.js';
 
-/** A route's declaration: who may call it and its documentation, and its success envelope. */
+/**
+ * A route's declaration: its method and path, who may call it and its documentation, and its
+ * success envelope.
+ */
 export type EndpointOptions = DocumentedEndpoint & {
+  method: Exclude<RouteMethod, 'ALL'>;
+  /** The whole path below CONTEXT_PATH (controllers take none), or its aliases. */
+  path: string | string[];
   /** The success envelope the interceptor shapes around the route's value (see Envelope). */
   envelope?: Envelope;
 };
 
 /**
- * A route's whole declaration: who may call it (enforced by the access guard), what it reads (its
+ * A route's whole declaration: its method and path (Nest's `@Get(path)`, …, see Mapped), who may
+ * call it (enforced by the access guard), what it reads (its
  * body, read by the JSON body interceptor), how its answer is enveloped (the envelope
  * interceptor), and its documentation — operation, answers, every error it can give and the
  * headers that come with each.
@@ -27,6 +35,7 @@ export function Endpoint(options: EndpointOptions): MethodDecorator {
     usesDatabase: options.access !== 'public' || errors.includes('SERVICE_UNAVAILABLE'),
   };
   return applyDecorators(
+    Mapped(options.method, options.path),
     SetMetadata(ACCESS, declared),
     ...(options.envelope ? [SetMetadata(ENVELOPE, options.envelope)] : []),
     ...(options.body

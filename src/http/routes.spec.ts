@@ -1,25 +1,28 @@
-import { All, Controller, Get, Post } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
-import { MAX_PARAMETER_LENGTH, RouteCatalog, spells } from './routes.js';
+import { MAX_PARAMETER_LENGTH, Mapped, RouteCatalog, spells } from './routes.js';
 
-@Controller('api/gateway/payment-status')
+@Controller()
 class Lookups {
-  @Get(':validationKey')
+  @Mapped('GET', 'api/gateway/payment-status/:validationKey')
   lookup(): void {}
+
+  /** Not a route: no declaration. */
+  helper(): void {}
 }
 
 @Controller()
 class Pairs {
-  @Get(['api/pairs', 'api/pair'])
+  @Mapped('GET', ['api/pairs', '/api/pair'])
   list(): void {}
 
-  @Post('api/pairs')
+  @Mapped('POST', 'api/pairs/')
   create(): void {}
 }
 
-@Controller('api')
+@Controller()
 class Unserved {
-  @All('*path')
+  @Mapped('ALL', '/api/*path')
   below(): void {}
 }
 
@@ -44,9 +47,7 @@ describe('RouteCatalog', () => {
   const [lookup] = catalog.routesOf(Lookups.prototype.lookup);
   const [pairs, pair] = catalog.routesOf(Pairs.prototype.list);
 
-  // The one place the service reads Nest's route metadata by its keys (docs/decisions.md,
-  // "Documented APIs only"): if a release of @nestjs/common moves or renames them, this fails.
-  it("reads each handler's templates from Nest's metadata (PATH_METADATA and METHOD_METADATA of @nestjs/common/constants), CONTEXT_PATH included", () => {
+  it("reads each handler's templates from its declaration, CONTEXT_PATH included, paths joined as Nest joins them", () => {
     expect(lookup).toMatchObject({
       template: '/ctx/api/gateway/payment-status/:validationKey',
       local: '/api/gateway/payment-status/:validationKey',
@@ -54,6 +55,7 @@ describe('RouteCatalog', () => {
     });
     expect([pairs.template, pair.template]).toEqual(['/ctx/api/pairs', '/api/pair']);
     expect(catalog.routesOf(Unserved.prototype.below)[0].catchAll).toBe(true);
+    expect(catalog.routesOf(Lookups.prototype.helper)).toEqual([]);
   });
 
   it.each([

@@ -1,5 +1,14 @@
-import { Injectable, RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
+import {
+  All,
+  Delete,
+  Get,
+  Injectable,
+  Patch,
+  Post,
+  Put,
+  SetMetadata,
+  applyDecorators,
+} from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 
 /** Longest path parameter a route accepts (the Fastify router is given the same limit). */
@@ -18,6 +27,35 @@ export interface Route {
   readonly segments: readonly string[];
 }
 
+/** Nest's route decorator for each method a route may declare. */
+const MAPPINGS = { GET: Get, POST: Post, PUT: Put, PATCH: Patch, DELETE: Delete, ALL: All };
+
+/** A method a route declares: one of HTTP's, or `ALL` for a route serving any method. */
+export type RouteMethod = keyof typeof MAPPINGS;
+
+/** A route as its handler declares it (see Mapped). */
+interface DeclaredRoute {
+  method: RouteMethod;
+  /** Below CONTEXT_PATH, whole: the handler's controller has no path of its own. */
+  paths: string[];
+}
+
+const ROUTE = Symbol('route');
+
+/**
+ * A handler's route: Nest's own decorator for the method (`@Get(path)`, …), and the same method
+ * and path recorded for the route catalog. The one declaration of a route, so the catalog cannot
+ * drift from what Nest routes. The path is whole (below CONTEXT_PATH): controllers take no path
+ * (`@Controller()`), as the catalog could not read one.
+ */
+export function Mapped(method: RouteMethod, path: string | string[]): MethodDecorator {
+  const paths = Array.isArray(path) ? path : [path];
+  return applyDecorators(
+    MAPPINGS[method](paths),
+    SetMetadata(ROUTE, { method, paths } satisfies DeclaredRoute),
+  );
+}
+
 /** Where the routes are mounted. */
 export interface RouteMounts {
   contextPath: string;
@@ -30,8 +68,8 @@ export interface RouteMounts {
 }
 
 /**
- * Nest's own routes, read from the controllers' metadata (`PATH_METADATA`, `METHOD_METADATA`):
- * the template of the route that serves a request, whether a request target spells it as
+ * The routes the controllers declare (`Mapped`, through `@Endpoint` for every route but the
+ * unserved ones): the template of the route that serves a request, whether a request target spells it as
  * declared (the routers are lenient: case, escapes, dot segments), and the methods a path serves
  * (the `Allow` of a 405). Routing itself is the router's.
  */
@@ -71,17 +109,10 @@ export class RouteCatalog {
     for (const { metatype, instance } of this.discovery.getControllers()) {
       if (!metatype || !instance) continue;
       const prototype = Object.getPrototypeOf(instance) as Record<string, unknown>;
-      const bases = asArray(this.reflector.get<string | string[]>(PATH_METADATA, metatype));
       for (const name of this.scanner.getAllMethodNames(prototype)) {
         const handler = prototype[name] as () => unknown;
-        const paths = asArray(
-          this.reflector.get<string | string[] | undefined>(PATH_METADATA, handler),
-        );
-        if (paths.length === 0) continue;
-        const method = RequestMethod[this.reflector.get<RequestMethod>(METHOD_METADATA, handler)];
-        for (const base of bases.length ? bases : ['']) {
-          for (const path of paths) add(joined(base, path), method, handler);
-        }
+        const declared = this.reflector.get<DeclaredRoute | undefined>(ROUTE, handler);
+        for (const path of declared?.paths ?? []) add(joined(path), declared!.method, handler);
       }
     }
     for (const local of mounts.others) add(local, 'GET');
@@ -143,11 +174,8 @@ function isParameter(segment: string): boolean {
   }
 }
 
-function asArray(value: string | string[] | undefined): string[] {
-  return value === undefined ? [] : Array.isArray(value) ? value : [value];
-}
-
-function joined(base: string, path: string): string {
-  const parts = [base, path].flatMap((p) => p.split('/')).filter(Boolean);
+/** A declared path as Nest joins it: one leading slash, none trailing, no empty segments. */
+function joined(path: string): string {
+  const parts = path.split('/').filter(Boolean);
   return parts.length ? `/${parts.join('/')}` : '';
 }

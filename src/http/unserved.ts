@@ -1,5 +1,4 @@
 import {
-  All,
   Controller,
   DynamicModule,
   Injectable,
@@ -17,7 +16,7 @@ import { ACCESS, type DeclaredAccess } from '../access/declared-access.js';
 import { pathOf } from './paths.js';
 import { UnservedRequestPolicy } from './ports.js';
 import { rawOf, requestTargetOf } from './raw.js';
-import { RouteCatalog } from './routes.js';
+import { Mapped, RouteCatalog } from './routes.js';
 
 /** What the audit trail calls a refused request to an operator path that no route serves. */
 export const UNKNOWN_ROUTE = 'unknownRoute';
@@ -101,11 +100,11 @@ function unservedRoutes({ path, access, exact = true }: UnservedArea, wildcard: 
   const declared = SetMetadata(ACCESS, { ...access, action: UNKNOWN_ROUTE, status: 404 });
   const base = path ? `/${path}` : '';
   @ApiExcludeController()
-  @Controller(path)
+  @Controller()
   class UnservedBelow {
     constructor(readonly unserved: Unserved) {}
 
-    @All(wildcard)
+    @Mapped('ALL', `${base}/${wildcard}`)
     @declared
     async below(@Req() request: unknown): Promise<never> {
       throw await this.unserved.errorFor(rawOf<IncomingMessage>(request), `${base}/${wildcard}`);
@@ -113,9 +112,9 @@ function unservedRoutes({ path, access, exact = true }: UnservedArea, wildcard: 
   }
   if (!exact) return UnservedBelow;
   @ApiExcludeController()
-  @Controller(path)
+  @Controller()
   class UnservedAt extends UnservedBelow {
-    @All()
+    @Mapped('ALL', base || '/')
     @declared
     async at(@Req() request: unknown): Promise<never> {
       throw await this.unserved.errorFor(rawOf<IncomingMessage>(request), base || '/');

@@ -1,4 +1,4 @@
-import { Controller, Get, Header } from '@nestjs/common';
+import { Controller, Header } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Registry } from 'prom-client';
 import { Endpoint } from '../http/endpoint.decorator.js';
@@ -18,13 +18,14 @@ const SAMPLE = [
  * declared like every other route (operator access, documented errors).
  */
 @ApiTags('Operator: metrics')
-@Controller(METRICS_PATH)
+@Controller()
 export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}
 
-  @Get()
   @Header('Content-Type', Registry.PROMETHEUS_CONTENT_TYPE)
   @Endpoint({
+    method: 'GET',
+    path: METRICS_PATH,
     operationId: 'getMetrics',
     summary: 'Prometheus metrics of this instance',
     description:

@@ -1,4 +1,4 @@
-import { Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
+import { Controller, HttpCode } from '@nestjs/common';
 import { ValidBody, ValidParams, ValidQuery } from '../common/validation.js';
 import { ApiTags } from '@nestjs/swagger';
 import { PageQueryDto } from '../catalog/dto/page-query.dto.js';
@@ -16,12 +16,13 @@ import {
 import { OperatorService } from './operator.service.js';
 
 @ApiTags('Operator: operators')
-@Controller('admin/operators')
+@Controller()
 export class OperatorsController {
   constructor(private readonly operators: OperatorService) {}
 
-  @Post()
   @Endpoint({
+    method: 'POST',
+    path: 'admin/operators',
     operationId: 'createOperator',
     summary: 'Give a person or program a token of its own, with a role',
     description:
@@ -42,8 +43,9 @@ export class OperatorsController {
     return this.operators.create(input, call);
   }
 
-  @Get()
   @Endpoint({
+    method: 'GET',
+    path: 'admin/operators',
     operationId: 'listOperators',
     summary: 'Every operator, revoked ones included, oldest first',
     description: 'Each with its role and when its token was last used; never a token or its hash.',
@@ -57,9 +59,10 @@ export class OperatorsController {
     return this.operators.list(query);
   }
 
-  @Delete(':id')
   @HttpCode(204)
   @Endpoint({
+    method: 'DELETE',
+    path: 'admin/operators/:id',
     operationId: 'revokeOperator',
     summary: "Revoke an operator's token",
     description:

@@ -1,4 +1,4 @@
-import { Controller, Get, Header, Param } from '@nestjs/common';
+import { Controller, Header, Param } from '@nestjs/common';
 import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
 import { type Caller, CurrentCaller } from '../merchants/caller.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
@@ -16,16 +16,17 @@ import { StatusLookupLimit } from './status-lookup-limit.js';
 
 @ApiTags('Payment status')
 @ApiExtraModels(...STATUS_ELEMENT_MODELS)
-@Controller(PAYMENT_STATUS_PATH)
+@Controller()
 export class PaymentStatusController {
   constructor(
     private readonly sessions: PaymentSessionService,
     private readonly limit: StatusLookupLimit,
   ) {}
 
-  @Get(':validationKey')
   @Header('Cache-Control', 'no-store')
   @Endpoint({
+    method: 'GET',
+    path: `${PAYMENT_STATUS_PATH}/:validationKey`,
     operationId: 'getPaymentStatus',
     summary: 'Status of a payment session',
     description:

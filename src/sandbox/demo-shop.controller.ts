@@ -1,4 +1,4 @@
-import { Controller, Get, Header, Headers, HttpCode, Post } from '@nestjs/common';
+import { Controller, Header, Headers, HttpCode } from '@nestjs/common';
 import { ValidBody, ValidParams } from '../common/validation.js';
 import { ApiTags } from '@nestjs/swagger';
 import { Endpoint } from '../http/endpoint.decorator.js';
@@ -30,14 +30,15 @@ const NO_STORE = {
  * payment to the shop's page, and receive the gateway's callbacks.
  */
 @ApiTags(SANDBOX_TAG)
-@Controller(DEMO_PATH)
+@Controller()
 export class DemoShopController {
   constructor(private readonly shop: DemoShop) {}
 
-  @Post('payments')
   @HttpCode(200)
   @Header('Cache-Control', 'no-store')
   @Endpoint({
+    method: 'POST',
+    path: `${DEMO_PATH}/payments`,
     operationId: 'startDemoPayment',
     summary: 'The demo shop starts a payment (its server calls init-iframe)',
     description:
@@ -81,9 +82,10 @@ export class DemoShopController {
     return this.shop.start(input, at);
   }
 
-  @Get('payments/:validationKey')
   @Header('Cache-Control', 'no-store')
   @Endpoint({
+    method: 'GET',
+    path: `${DEMO_PATH}/payments/:validationKey`,
     operationId: 'getDemoPayment',
     summary: 'A payment of the demo shop: its callbacks and its status',
     description:
@@ -103,9 +105,10 @@ export class DemoShopController {
     return this.shop.payment(params.validationKey, at);
   }
 
-  @Post('callbacks/:kind')
   @HttpCode(204)
   @Endpoint({
+    method: 'POST',
+    path: `${DEMO_PATH}/callbacks/:kind`,
     operationId: 'receiveDemoCallback',
     summary: "The demo shop's callback receiver (its returnUrl and errorUrl)",
     description:

@@ -1,4 +1,4 @@
-import { Controller, Get, UseInterceptors } from '@nestjs/common';
+import { Controller, UseInterceptors } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { Endpoint } from '../http/endpoint.decorator.js';
 import { assetResponse, htmlResponse, type WebAnswer } from '../checkout/web-answer.js';
@@ -18,8 +18,9 @@ export class SandboxPagesController {
     private readonly home: SandboxHome,
   ) {}
 
-  @Get()
   @Endpoint({
+    method: 'GET',
+    path: '',
     operationId: 'getSandboxHome',
     summary: "The sandbox's home page (HTML)",
     description:
@@ -33,8 +34,9 @@ export class SandboxPagesController {
     return this.pages.homePage(await this.home.view(at));
   }
 
-  @Get(DEMO_PATH)
   @Endpoint({
+    method: 'GET',
+    path: DEMO_PATH,
     operationId: 'getDemoShop',
     summary: 'The demo shop (HTML)',
     description:
@@ -50,8 +52,9 @@ export class SandboxPagesController {
     return this.pages.demoPage(at);
   }
 
-  @Get(`${SANDBOX_ASSETS_PATH}/demo.js`)
   @Endpoint({
+    method: 'GET',
+    path: `${SANDBOX_ASSETS_PATH}/demo.js`,
     operationId: 'getDemoShopScript',
     summary: "The demo shop page's script (JavaScript)",
     description: 'Starts a payment through the shop, shows the widget, and follows the payment.',
@@ -63,8 +66,9 @@ export class SandboxPagesController {
     return this.pages.assets['demo.js'];
   }
 
-  @Get(`${SANDBOX_ASSETS_PATH}/sandbox.css`)
   @Endpoint({
+    method: 'GET',
+    path: `${SANDBOX_ASSETS_PATH}/sandbox.css`,
     operationId: 'getSandboxStylesheet',
     summary: "The sandbox pages' stylesheet (CSS)",
     description: 'Readable from 320 px wide, text contrast at least 7:1, a visible focus ring.',
