@@ -136,40 +136,47 @@ const TRANSITION_COLUMNS: BatchColumn[] = [
 
 @Injectable()
 export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
-  private lookups?: BatchedReads<SessionRecord>;
+  /** The status lookups' reads, gathered into one statement (see find). */
+  private readonly lookups: BatchedReads<SessionRecord>;
 
   constructor(
     private readonly reads: PreparedReads,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {
     super();
+    this.lookups = new BatchedReads(this.readSessions, {
+      maxBatch: LOOKUP_BATCH_KEYS,
+      concurrency: reads.concurrency,
+    });
   }
 
   /**
-   * The session of the key. Lookups that arrive together are read with one statement (see
-   * BatchedReads and readSessions): on SQLite one statement per key cost about three times the
-   * CPU of a status lookup on distinct keys (bench/README.md, "Batched reads pay for distinct
-   * keys").
+   * The session of the key. Lookups that arrive together are read with one statement: the key
+   * waits in `lookups` (BatchedReads) with the keys of the lookups that arrive in the same turn
+   * of the event loop, and they go to readSessions together. On SQLite one statement per key cost
+   * about three times the CPU of a status lookup on distinct keys (bench/README.md, "Batched
+   * reads pay for distinct keys").
    */
   find(validationKey: string): Promise<SessionRecord | undefined> {
-    this.lookups ??= new BatchedReads((keys) => this.readSessions(keys), {
-      maxBatch: LOOKUP_BATCH_KEYS,
-      concurrency: this.reads.concurrency,
-    });
     return this.lookups.get(validationKey);
   }
 
-  /** The sessions of these keys, by key, in one statement on the read connection. */
-  private async readSessions(
+  /**
+   * The sessions of these keys, by key, in one statement on the read connection: on SQLite
+   * `SELECT … FROM payment_session WHERE validation_key IN (SELECT value FROM json_each(?))` with
+   * the keys as one JSON array, on PostgreSQL `SELECT … FROM payment_session WHERE validation_key
+   * = ANY($1::text[])` with the keys as an array (PreparedReads.byKeys).
+   */
+  private readonly readSessions = async (
     validationKeys: readonly string[],
-  ): Promise<Map<string, SessionRecord>> {
+  ): Promise<Map<string, SessionRecord>> => {
     const rows = await this.reads.byKeys<SessionRecord>(
       SELECT_SESSIONS,
       'validation_key',
       validationKeys,
     );
     return new Map(rows.map((row) => [row.validationKey, fromRow(row)]));
-  }
+  };
 
   async findIn(tx: Tx, validationKey: string): Promise<SessionRecord | undefined> {
     const { rows } = await execute<SessionRecord>(
