@@ -28,7 +28,7 @@ const turn = () => new Promise((resolve) => setImmediate(resolve));
 describe('BatchedReads', () => {
   it('reads the lookups of one turn of the event loop with one statement', async () => {
     const { started, reads } = controlledReads();
-    const values = [reads.get('a'), reads.get('b'), reads.get('none'), reads.get('a')];
+    const values = [reads.read('a'), reads.read('b'), reads.read('none'), reads.read('a')];
     expect(started).toHaveLength(0);
     await turn();
     expect(started.map((s) => s.keys)).toEqual([['a', 'b', 'none', 'a']]);
@@ -38,11 +38,11 @@ describe('BatchedReads', () => {
 
   it('never puts a lookup in a batch under way: later ones wait and go together in the next', async () => {
     const { started, reads } = controlledReads();
-    const early = reads.get('a');
+    const early = reads.read('a');
     await turn();
-    const late = [reads.get('a'), reads.get('b')];
+    const late = [reads.read('a'), reads.read('b')];
     await turn();
-    const later = reads.get('c');
+    const later = reads.read('c');
     await turn();
     // One statement at a time: the second batch waits for the first, gathering keys meanwhile.
     expect(started.map((s) => s.keys)).toEqual([['a']]);
@@ -55,7 +55,7 @@ describe('BatchedReads', () => {
 
   it('runs up to `concurrency` statements at once, and at most `maxBatch` keys in each', async () => {
     const { started, reads } = controlledReads({ maxBatch: 2, concurrency: 2 });
-    const values = ['a', 'b', 'c', 'd', 'e'].map((key) => reads.get(key));
+    const values = ['a', 'b', 'c', 'd', 'e'].map((key) => reads.read(key));
     await turn();
     expect(started.map((s) => s.keys)).toEqual([
       ['a', 'b'],
@@ -71,16 +71,16 @@ describe('BatchedReads', () => {
 
   it('fails the lookups of a failed statement only, and goes on with the next batch', async () => {
     const { started, reads } = controlledReads();
-    const failing = reads.get('a');
+    const failing = reads.read('a');
     await turn();
-    const waiting = reads.get('b');
+    const waiting = reads.read('b');
     started[0].reject(new Error('database gone'));
     await expect(failing).rejects.toThrow('database gone');
     await turn();
     expect(started.map((s) => s.keys)).toEqual([['a'], ['b']]);
     started[1].resolve();
     expect(await waiting).toBe('b@2');
-    const later = reads.get('c');
+    const later = reads.read('c');
     await turn();
     started[2].resolve();
     expect(await later).toBe('c@3');

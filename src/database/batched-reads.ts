@@ -45,7 +45,7 @@ export class BatchedReads<V> {
   }
 
   /** The value of the key, undefined when there is none. */
-  get(key: string): Promise<V | undefined> {
+  read(key: string): Promise<V | undefined> {
     return this.loader.load(key);
   }
 

@@ -158,7 +158,7 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
    * reads pay for distinct keys").
    */
   find(validationKey: string): Promise<SessionRecord | undefined> {
-    return this.lookups.get(validationKey);
+    return this.lookups.read(validationKey);
   }
 
   /**
