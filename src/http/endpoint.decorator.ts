@@ -20,10 +20,9 @@ export type EndpointOptions = DocumentedEndpoint & {
 
 /**
  * A route's whole declaration: its method and path (Nest's `@Get(path)`, …, see Mapped), who may
- * call it (enforced by the access guard), what it reads (its
- * body, read by the JSON body interceptor), how its answer is enveloped (the envelope
- * interceptor), and its documentation — operation, answers, every error it can give and the
- * headers that come with each.
+ * call it (enforced by the access guard), what it reads (its body, read by the JSON body
+ * interceptor), how its answer is enveloped (the envelope interceptor), and its documentation —
+ * operation, answers, every error it can give and the headers that come with each.
  */
 export function Endpoint(options: EndpointOptions): MethodDecorator {
   const errors = routeErrors(options);

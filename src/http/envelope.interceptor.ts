@@ -34,8 +34,9 @@ interface Serialised {
  * - `list`: the route returns a Listing (`items`, maybe `page`, maybe fields of its own),
  *   answered as `{...its fields, "payload": items, "page"}`.
  * With `etag`, the answer carries a strong ETag of its bytes (and of its source's version, when the
- * value carries one) and an `If-None-Match` that matches gets a 304 without a body. A frozen value is one a service keeps and hands out again (a final
- * status, a catalog page): its bytes and tag are computed once and kept beside it.
+ * value carries one) and an `If-None-Match` that matches gets a 304 without a body. A frozen
+ * value is one a service keeps and hands out again (a final status, a catalog page): its bytes
+ * and tag are computed once and kept beside it.
  */
 @Injectable()
 export class EnvelopeInterceptor implements NestInterceptor {

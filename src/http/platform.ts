@@ -24,8 +24,8 @@ export interface PlatformHooks {
 /**
  * Creates the Nest application on the chosen HTTP platform with the same behaviour on both: no
  * framework banner, no automatic ETag, no body parsing (JSON bodies are read after the access
- * guard, by the JSON body interceptor), paths routed as meant (see routableUrl). This is the only file that knows
- * which platform runs.
+ * guard, by the JSON body interceptor), paths routed as meant (see routableUrl). This is the only
+ * file that knows which platform runs.
  */
 export async function createPlatformApp(
   module: DynamicModule,

@@ -69,9 +69,9 @@ export interface RouteMounts {
 
 /**
  * The routes the controllers declare (`Mapped`, through `@Endpoint` for every route but the
- * unserved ones): the template of the route that serves a request, whether a request target spells it as
- * declared (the routers are lenient: case, escapes, dot segments), and the methods a path serves
- * (the `Allow` of a 405). Routing itself is the router's.
+ * unserved ones): the template of the route that serves a request, whether a request target
+ * spells it as declared (the routers are lenient: case, escapes, dot segments), and the methods a
+ * path serves (the `Allow` of a 405). Routing itself is the router's.
  */
 @Injectable()
 export class RouteCatalog {
@@ -112,7 +112,8 @@ export class RouteCatalog {
       for (const name of this.scanner.getAllMethodNames(prototype)) {
         const handler = prototype[name] as () => unknown;
         const declared = this.reflector.get<DeclaredRoute | undefined>(ROUTE, handler);
-        for (const path of declared?.paths ?? []) add(joined(path), declared!.method, handler);
+        if (!declared) continue;
+        for (const path of declared.paths) add(joined(path), declared.method, handler);
       }
     }
     for (const local of mounts.others) add(local, 'GET');
