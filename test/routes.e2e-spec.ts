@@ -1,0 +1,59 @@
+import { http, startTestApp, type TestApp } from './support/test-app.js';
+
+/**
+ * A route is declared once, by its `@Endpoint` (method and whole path): Nest routes it, the route
+ * catalog knows its template, and the OpenAPI document lists it (docs/decisions.md, "A route is
+ * declared once, whole, by its `@Endpoint`"). Every documented operation, requested at its path
+ * with each parameter filled in, reaches its own route: its completion line names the template.
+ * A route the router served under another path than the catalog's (a controller given a path of
+ * its own, say) would be answered as unserved, with another template or none.
+ */
+describe.each([[''], ['/pegasus-ci']])('Routes as declared (CONTEXT_PATH %j)', (contextPath) => {
+  let t: TestApp;
+  let origin: string;
+
+  beforeAll(async () => {
+    t = await startTestApp(contextPath ? { CONTEXT_PATH: contextPath } : {}, {
+      captureLogs: true,
+    });
+    origin = new URL(t.url).origin;
+  });
+  afterAll(() => t.close());
+
+  it('answers every documented operation from its own route', async () => {
+    const doc = (await http(`${t.url}/docs-json`)).body;
+    const base = doc.servers[0].url === '/' ? '' : doc.servers[0].url;
+    const reached: { operation: string; route: unknown }[] = [];
+    const expected: { operation: string; route: unknown }[] = [];
+    let n = 0;
+    for (const [path, item] of Object.entries<Record<string, unknown>>(doc.paths)) {
+      const prefix = (item.servers as { url: string }[] | undefined)?.[0]?.url === '/' ? '' : base;
+      const template = prefix + path.replace(/\{(\w+)\}/g, ':$1');
+      const url = prefix + path.replace(/\{\w+\}/g, 'x1');
+      for (const method of Object.keys(item).filter((k) => k !== 'servers' && k !== 'parameters')) {
+        const requestId = `route-${++n}`;
+        await http(origin + url, {
+          method: method.toUpperCase(),
+          headers: { 'x-request-id': requestId },
+        });
+        const operation = `${method.toUpperCase()} ${template}`;
+        reached.push({ operation, route: await routeLogged(t, requestId) });
+        expected.push({ operation, route: template });
+      }
+    }
+    expect(n).toBeGreaterThan(30);
+    expect(reached).toEqual(expected);
+  });
+});
+
+/** The `route` of the completion line of the request with this id (once the line is written). */
+async function routeLogged(t: TestApp, requestId: string): Promise<unknown> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    for (const text of t.logs) {
+      const line = JSON.parse(text) as Record<string, unknown>;
+      if (line.requestId === requestId && 'latencyMs' in line) return line.route ?? null;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return 'no completion line';
+}
