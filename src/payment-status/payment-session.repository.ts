@@ -77,7 +77,7 @@ export interface SessionListQuery {
 /** Storage of payment sessions and their transitions. */
 export abstract class PaymentSessionRepository {
   /** The session by key, read on the hot path (outside any transaction). */
-  abstract find(validationKey: string): Promise<SessionRecord | undefined>;
+  abstract lookUp(validationKey: string): Promise<SessionRecord | undefined>;
 
   /** The session by key, inside a transaction. */
   abstract findIn(tx: Tx, validationKey: string): Promise<SessionRecord | undefined>;

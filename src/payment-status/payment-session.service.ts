@@ -203,7 +203,7 @@ export class PaymentSessionService {
 
   private async readAnswer(validationKey: string): Promise<StatusAnswer | undefined> {
     const generation = this.generation;
-    const session = await this.sessions.find(validationKey);
+    const session = await this.sessions.lookUp(validationKey);
     if (!session) return undefined;
     const element = buildStatusElement(validationKey, session);
     const answer = { merchantId: session.merchantId, element, bytes: answerBytes(session) };

@@ -136,7 +136,7 @@ const TRANSITION_COLUMNS: BatchColumn[] = [
 
 @Injectable()
 export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
-  /** The status lookups' reads, gathered into one statement (see find). */
+  /** The status lookups' reads, gathered into one statement (see lookUp). */
   private readonly lookups: BatchedReads<SessionRecord>;
 
   constructor(
@@ -157,7 +157,7 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
    * about three times the CPU of a status lookup on distinct keys (bench/README.md, "Batched
    * reads pay for distinct keys").
    */
-  find(validationKey: string): Promise<SessionRecord | undefined> {
+  lookUp(validationKey: string): Promise<SessionRecord | undefined> {
     return this.lookups.read(validationKey);
   }
 

@@ -53,7 +53,7 @@ export class InMemoryPaymentSessions extends PaymentSessionRepository implements
    */
   readsHeld?: Promise<void>;
 
-  async find(validationKey: string): Promise<SessionRecord | undefined> {
+  async lookUp(validationKey: string): Promise<SessionRecord | undefined> {
     this.reads++;
     const session = this.state.sessions.get(validationKey);
     const found = session && copy(session);
