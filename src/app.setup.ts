@@ -72,7 +72,7 @@ export function setupApp(app: INestApplication, config: AppConfig): void {
       .flatMap((operation) => operation?.parameters ?? [])
       .flatMap((parameter) => (parameter.in === 'query' ? [parameter.name] : [])),
   );
-  app.get(RouteCatalog).load({
+  app.get(RouteCatalog).readRoutes({
     contextPath: config.contextPath,
     atRoot: atRoot.map((route) => `/${route.path}`),
     others: [DOCS_PATHS.page, `${DOCS_PATHS.page}/:file`, DOCS_PATHS.document],

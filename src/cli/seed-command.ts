@@ -51,7 +51,7 @@ export async function seedCommand(args: string[], config: AppConfig, io: Output)
   let committed = false;
   try {
     const dataSource = context.get(DataSource);
-    const summary = await context.get(SeedRunner).load(file, size, {
+    const summary = await context.get(SeedRunner).loadFile(file, size, {
       dryRun,
       callbacks,
       progress,

@@ -33,7 +33,7 @@ function catalogOf(contextPath = ''): RouteCatalog {
   }));
   const discovery = { getControllers: () => controllers } as unknown as DiscoveryService;
   const catalog = new RouteCatalog(discovery, new MetadataScanner(), new Reflector());
-  catalog.load({
+  catalog.readRoutes({
     contextPath,
     atRoot: ['/api/pair'],
     others: ['/docs'],

@@ -86,7 +86,7 @@ export class RouteCatalog {
     private readonly reflector: Reflector,
   ) {}
 
-  load(mounts: RouteMounts): void {
+  readRoutes(mounts: RouteMounts): void {
     this.prefix = mounts.contextPath;
     const byTemplate = new Map<string, Route>();
     const add = (local: string, method: string, handler?: unknown) => {

@@ -66,7 +66,7 @@ export class SeedRunner {
    * A seed file of any size, read once as a stream and checked as it is written (see
    * SeedFileLoad); throws SeedRejected naming every bad or refused record.
    */
-  load(file: string, size: number, options: SeedRunOptions = {}): Promise<SeedSummary> {
+  loadFile(file: string, size: number, options: SeedRunOptions = {}): Promise<SeedSummary> {
     const progress = options.progress ?? SILENT_PROGRESS;
     return this.inTransaction(options, (tx, writer) =>
       new SeedFileLoad(file, size, tx, writer, progress).run(),
