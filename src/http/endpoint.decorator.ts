@@ -12,7 +12,7 @@ import { Mapped, type RouteMethod } from './routes.js';
  */
 export type EndpointOptions = DocumentedEndpoint & {
   method: Exclude<RouteMethod, 'ALL'>;
-  /** The whole path below CONTEXT_PATH (controllers take none), or its aliases. */
+  /** The whole path (controllers take none), below CONTEXT_PATH or at the host root; or aliases. */
   path: string | string[];
   /** The success envelope the interceptor shapes around the route's value (see Envelope). */
   envelope?: Envelope;

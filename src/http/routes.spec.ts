@@ -47,7 +47,7 @@ describe('RouteCatalog', () => {
   const [lookup] = catalog.routesOf(Lookups.prototype.lookup);
   const [pairs, pair] = catalog.routesOf(Pairs.prototype.list);
 
-  it("reads each handler's templates from its declaration, CONTEXT_PATH included, paths joined as Nest joins them", () => {
+  it("reads each handler's templates from its declaration, CONTEXT_PATH included", () => {
     expect(lookup).toMatchObject({
       template: '/ctx/api/gateway/payment-status/:validationKey',
       local: '/api/gateway/payment-status/:validationKey',

@@ -14,13 +14,13 @@ import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
 /** Longest path parameter a route accepts (the Fastify router is given the same limit). */
 export const MAX_PARAMETER_LENGTH = 16 * 1024;
 
-/** A route as Nest registered it: its template (as logged and counted) and the methods served. */
+/** A route as its handler declares it: its template (as logged and counted). */
 export interface Route {
   /** `/api/gateway/payment-status/:validationKey`, CONTEXT_PATH included. */
   readonly template: string;
-  /** The template below CONTEXT_PATH, as the controller declares it. */
+  /** The template below CONTEXT_PATH (or at the host root), as the handler declares it. */
   readonly local: string;
-  /** A route for requests no other route serves (`@All`, or a `*path` wildcard). */
+  /** A route for requests no other route serves (`Mapped('ALL', …)`, or a `*path` wildcard). */
   catchAll: boolean;
   /** Served at the host root even under CONTEXT_PATH. */
   readonly atRoot: boolean;
@@ -36,7 +36,7 @@ export type RouteMethod = keyof typeof MAPPINGS;
 /** A route as its handler declares it (see Mapped). */
 interface DeclaredRoute {
   method: RouteMethod;
-  /** Below CONTEXT_PATH, whole: the handler's controller has no path of its own. */
+  /** Whole (below CONTEXT_PATH, or at the host root): the controller has no path of its own. */
   paths: string[];
 }
 
@@ -175,8 +175,8 @@ function isParameter(segment: string): boolean {
   }
 }
 
-/** A declared path as Nest joins it: one leading slash, none trailing, no empty segments. */
+/** A declared path as Nest routes it: one leading slash, none trailing. */
 function joined(path: string): string {
-  const parts = path.split('/').filter(Boolean);
-  return parts.length ? `/${parts.join('/')}` : '';
+  const trimmed = path.replace(/^\/+|\/+$/g, '');
+  return trimmed ? `/${trimmed}` : '';
 }
