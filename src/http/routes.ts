@@ -45,8 +45,8 @@ const ROUTE = Symbol('route');
 /**
  * A handler's route: Nest's own decorator for the method (`@Get(path)`, …), and the same method
  * and path recorded for the route catalog. The one declaration of a route, so the catalog cannot
- * drift from what Nest routes. The path is whole (below CONTEXT_PATH): controllers take no path
- * (`@Controller()`), as the catalog could not read one.
+ * drift from what Nest routes. The path is whole (below CONTEXT_PATH, or at the host root):
+ * controllers take no path (`@Controller()`), as the catalog could not read one.
  */
 export function Mapped(method: RouteMethod, path: string | string[]): MethodDecorator {
   const paths = Array.isArray(path) ? path : [path];

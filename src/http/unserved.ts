@@ -99,25 +99,28 @@ export class UnservedModule {
 function unservedRoutes({ path, access, exact = true }: UnservedArea, wildcard: string) {
   const declared = SetMetadata(ACCESS, { ...access, action: UNKNOWN_ROUTE, status: 404 });
   const base = path ? `/${path}` : '';
+  // Each route's local template: declared to Nest, and named to Unserved by its handler.
+  const belowPath = `${base}/${wildcard}`;
+  const atPath = base || '/';
   @ApiExcludeController()
   @Controller()
   class UnservedBelow {
     constructor(readonly unserved: Unserved) {}
 
-    @Mapped('ALL', `${base}/${wildcard}`)
+    @Mapped('ALL', belowPath)
     @declared
     async below(@Req() request: unknown): Promise<never> {
-      throw await this.unserved.errorFor(rawOf<IncomingMessage>(request), `${base}/${wildcard}`);
+      throw await this.unserved.errorFor(rawOf<IncomingMessage>(request), belowPath);
     }
   }
   if (!exact) return UnservedBelow;
   @ApiExcludeController()
   @Controller()
   class UnservedAt extends UnservedBelow {
-    @Mapped('ALL', base || '/')
+    @Mapped('ALL', atPath)
     @declared
     async at(@Req() request: unknown): Promise<never> {
-      throw await this.unserved.errorFor(rawOf<IncomingMessage>(request), base || '/');
+      throw await this.unserved.errorFor(rawOf<IncomingMessage>(request), atPath);
     }
   }
   return UnservedAt;
