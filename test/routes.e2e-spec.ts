@@ -1,4 +1,4 @@
-import { http, startTestApp, type TestApp } from './support/test-app.js';
+import { http, loggedLine, startTestApp, type TestApp } from './support/test-app.js';
 
 /**
  * A route is declared once, by its `@Endpoint` (method and whole path): Nest routes it, the route
@@ -38,7 +38,8 @@ describe.each([[''], ['/pegasus-ci']])('Routes as declared (CONTEXT_PATH %j)', (
           headers: { 'x-request-id': requestId },
         });
         const operation = `${method.toUpperCase()} ${template}`;
-        reached.push({ operation, route: await routeLogged(t, requestId) });
+        const line = await loggedLine(t, (l) => l.requestId === requestId && 'latencyMs' in l);
+        reached.push({ operation, route: line ? (line.route ?? null) : 'no completion line' });
         expected.push({ operation, route: template });
       }
     }
@@ -51,16 +52,4 @@ describe.each([[''], ['/pegasus-ci']])('Routes as declared (CONTEXT_PATH %j)', (
 
 function withoutTrailingSlash(path: string): string {
   return path.length > 1 ? path.replace(/\/$/, '') : path;
-}
-
-/** The `route` of the completion line of the request with this id (once the line is written). */
-async function routeLogged(t: TestApp, requestId: string): Promise<unknown> {
-  for (let attempt = 0; attempt < 100; attempt++) {
-    for (const text of t.logs) {
-      const line = JSON.parse(text) as Record<string, unknown>;
-      if (line.requestId === requestId && 'latencyMs' in line) return line.route ?? null;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  return 'no completion line';
 }

@@ -4,6 +4,7 @@ import {
   adminHeaders,
   expectEnvelope,
   http,
+  loggedLine,
   startTestApp,
   successfulResponse,
   TestApp,
@@ -260,17 +261,11 @@ describe('input stored as given, or refused (e2e)', () => {
           });
         req.write('{"merchantId":"acme",');
       });
-      const deadline = Date.now() + 5000;
-      let line: Record<string, unknown> | undefined;
-      while (!line && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        line = t.logs
-          .map((text) => JSON.parse(text) as Record<string, unknown>)
-          .find(
-            (entry) =>
-              typeof entry.url === 'string' && entry.url.includes('/admin/payment-sessions/vk-ab'),
-          );
-      }
+      const line = await loggedLine(
+        t,
+        (entry) =>
+          typeof entry.url === 'string' && entry.url.includes('/admin/payment-sessions/vk-ab'),
+      );
       expect(line).toMatchObject({ aborted: true, method: 'PUT' });
       expect(line).not.toHaveProperty('statusCode');
       expect(t.logs.join('\n')).not.toMatch(/Service unavailable|The database refuses writes/);

@@ -190,6 +190,24 @@ export async function http(
   return { status: response.status, headers: response.headers, text, body: parsed };
 }
 
+/**
+ * The first log line of the application (parsed) that `matches`, once it is written: a request's
+ * completion line is written when its response closes, after the client has its answer.
+ * Undefined when no line matches within `timeoutMs`.
+ */
+export async function loggedLine(
+  t: TestApp,
+  matches: (line: Record<string, unknown>) => boolean,
+  timeoutMs = 5000,
+): Promise<Record<string, unknown> | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const line = t.logs.map((text) => JSON.parse(text) as Record<string, unknown>).find(matches);
+    if (line !== undefined || Date.now() > deadline) return line;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 export const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
 /** The operator's listing of a session's callbacks on the service at `baseUrl`. */
