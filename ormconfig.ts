@@ -8,6 +8,6 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
 import { loadConfig } from './src/config/app-config.js';
-import { dataSourceOptions } from './src/database/data-source-options.js';
+import { dataSourceOptions } from './src/schema/data-source-options.js';
 
 export default new DataSource(dataSourceOptions(loadConfig().databaseUrl));

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { dataSourceOptions, MIGRATIONS } from '../src/database/data-source-options.js';
+import { dataSourceOptions, MIGRATIONS } from '../src/schema/data-source-options.js';
 import {
   adminHeaders,
   expectEnvelope,

@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import pg from 'pg';
-import { MIGRATIONS } from '../src/database/data-source-options.js';
+import { MIGRATIONS } from '../src/schema/data-source-options.js';
 import { QUERY_TIMEOUT_MS } from '../src/database/dialect.js';
 import { READ_TIMEOUT_MS } from '../src/database/read-connection.js';
 import { KEY_CACHE_TTL_MS } from '../src/merchants/api-key.service.js';

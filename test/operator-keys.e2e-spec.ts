@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { MIGRATIONS, dataSourceOptions } from '../src/database/data-source-options.js';
-import { hashApiKey } from '../src/merchants/api-key.js';
+import { MIGRATIONS, dataSourceOptions } from '../src/schema/data-source-options.js';
+import { hashApiKey } from '../src/access/api-key.js';
 import {
   adminHeaders,
   expectEnvelope,

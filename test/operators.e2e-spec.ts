@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { TOKEN_CACHE_TTL_MS } from '../src/operators/operator-authenticator.js';
-import { OPERATOR_ROLES } from '../src/operators/operator-role.js';
+import { OPERATOR_ROLES } from '../src/access/operator-role.js';
 import {
   ADMIN_TOKEN,
   adminHeaders,

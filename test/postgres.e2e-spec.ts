@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DataSource, Table } from 'typeorm';
 import { seedCommand } from '../src/cli/seed-command.js';
 import { loadConfig } from '../src/config/app-config.js';
-import { dataSourceOptions, MIGRATIONS } from '../src/database/data-source-options.js';
+import { dataSourceOptions, MIGRATIONS } from '../src/schema/data-source-options.js';
 import { poolOf, runMigrationsOnce } from '../src/database/dialect.js';
 import { freshDatabase, TEST_CALLBACK_SECRET_KEY, TEST_AUDIT_KEY } from './support/test-app.js';
 

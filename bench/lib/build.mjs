@@ -167,7 +167,21 @@ export async function prepareRefBuild(ref, log) {
     env: process.env,
     label: `npm run build (${ref})`,
   });
-  const migrations = git(ROOT, ['diff', '--name-status', commit, '--', 'src/database/migrations']);
+  // Where the migrations are (src/schema/migrations, src/database/migrations before): a file
+  // moved with nothing changed but its relative imports is no difference.
+  const migrations = git(ROOT, [
+    'diff',
+    '--numstat',
+    '-M',
+    "-Ifrom '\\.",
+    commit,
+    '--',
+    'src/database/migrations',
+    'src/schema/migrations',
+  ])
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('0\t0\t'))
+    .join('\n');
   return {
     name: 'ref',
     ref,

@@ -6,9 +6,9 @@ import { andThen, type MaybePromise } from '../common/maybe-async.js';
 import { ServiceState } from '../common/service-state.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { GeneralRateLimit } from '../rate-limits/general-rate-limit.js';
-import { MAX_API_KEY_LENGTH } from '../merchants/api-key.js';
-import { attachCaller } from '../merchants/caller.js';
-import { attachOperatorCall } from '../operators/operator-call.js';
+import { MAX_API_KEY_LENGTH } from './api-key.js';
+import { attachCaller } from './caller.js';
+import { attachOperatorCall } from './operator-call.js';
 import type { DeclaredAccess } from './declared-access.js';
 import { requestIdOf } from '../logging/logging.js';
 import {

@@ -1,6 +1,6 @@
 import type { ApiError } from '../common/errors/api-error.js';
 import type { MaybePromise } from '../common/maybe-async.js';
-import type { OperatorIdentity } from '../operators/operator-call.js';
+import type { OperatorIdentity } from './operator-call.js';
 
 /**
  * What the access policy needs from the features, as small contracts they provide: merchants

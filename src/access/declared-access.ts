@@ -1,4 +1,4 @@
-import type { OperatorRole } from '../operators/operator-role.js';
+import type { OperatorRole } from './operator-role.js';
 
 /** Who may call a route: a merchant with an API key, an operator with a bearer token, or anyone. */
 export type Access = 'merchant' | 'operator' | 'public';

@@ -5,7 +5,7 @@ import { CallbackService } from '../callbacks/callback.service.js';
 import { SessionCallbacksDto, CallbackViewDto } from '../callbacks/dto/callback-view.dto.js';
 import { ApiError } from '../common/errors/api-error.js';
 import type { Listing } from '../common/http/envelope.js';
-import { CurrentOperatorCall, type OperatorCall } from '../operators/operator-call.js';
+import { CurrentOperatorCall, type OperatorCall } from '../access/operator-call.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
 import { DEMO_SESSION_EXAMPLES } from '../payment-status/dto/payment-status-view.dto.js';
 import { PaymentSessionService } from '../payment-status/payment-session.service.js';

@@ -12,7 +12,7 @@ import {
   StoredCryptoPairDto,
 } from '../catalog/dto/crypto-pair-input.dto.js';
 import { listingPage, type Listing } from '../common/http/envelope.js';
-import { CurrentOperatorCall, type OperatorCall } from '../operators/operator-call.js';
+import { CurrentOperatorCall, type OperatorCall } from '../access/operator-call.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
 import { PairIdParams } from './dto/admin-params.dto.js';
 import { AdminCatalogPageDto } from './dto/admin-views.dto.js';

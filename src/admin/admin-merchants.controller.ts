@@ -1,7 +1,7 @@
 import { Controller, HttpCode } from '@nestjs/common';
 import { ValidBody, ValidParams, ValidQuery } from '../common/validation.js';
 import { ApiTags } from '@nestjs/swagger';
-import { CurrentOperatorCall, type OperatorCall } from '../operators/operator-call.js';
+import { CurrentOperatorCall, type OperatorCall } from '../access/operator-call.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
 import {
   ApiKeyViewDto,
@@ -19,7 +19,7 @@ import { ApiKeyService } from '../merchants/api-key.service.js';
 import { CallbackSecretService } from '../merchants/callback-secret.service.js';
 import { MerchantService } from '../merchants/merchant.service.js';
 import { listingPage, type Listing } from '../common/http/envelope.js';
-import { PageQueryDto } from '../catalog/dto/page-query.dto.js';
+import { PageQueryDto } from '../common/http/page.dto.js';
 import { MerchantKeyParams, MerchantParams } from './dto/admin-params.dto.js';
 import { AdminApiKeyPageDto, AdminMerchantPageDto } from './dto/admin-views.dto.js';
 

@@ -3,7 +3,7 @@ import { ValidBody, ValidParams, ValidQuery } from '../common/validation.js';
 import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
 import { ApiError } from '../common/errors/api-error.js';
 import type { Listing } from '../common/http/envelope.js';
-import { CurrentOperatorCall, type OperatorCall } from '../operators/operator-call.js';
+import { CurrentOperatorCall, type OperatorCall } from '../access/operator-call.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
 import type { ResponseControls } from '../common/http/response.js';
 import {

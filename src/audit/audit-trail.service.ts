@@ -1,6 +1,6 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { Transactions, type Tx } from '../database/transactions.js';
-import type { OperatorCall } from '../operators/operator-call.js';
+import type { OperatorCall } from '../access/operator-call.js';
 import { RefusalRecorder, type RefusedOperatorRequest } from '../access/access-ports.js';
 import {
   AuditContent,

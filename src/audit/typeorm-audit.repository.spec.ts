@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { ServiceState } from '../common/service-state.js';
 import { DatabaseFileMonitor } from '../database/database-file-monitor.js';
-import { dataSourceOptions } from '../database/data-source-options.js';
+import { dataSourceOptions } from '../schema/data-source-options.js';
 import { SqliteConnection } from '../database/sqlite-connection.js';
 import type { Tx } from '../database/transactions.js';
 import { TypeOrmTransactions, TypeOrmTx, managerOf } from '../database/typeorm-transactions.js';

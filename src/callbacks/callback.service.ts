@@ -4,7 +4,7 @@ import { ApiError } from '../common/errors/api-error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { AuditTrail } from '../audit/audit-trail.service.js';
 import { Transactions, type Tx } from '../database/transactions.js';
-import type { OperatorCall } from '../operators/operator-call.js';
+import type { OperatorCall } from '../access/operator-call.js';
 import { CallbackOutbox, type NewCallback } from './callback-outbox.js';
 import { AttemptRecord, CallbackRecord, CallbackRepository } from './callback.repository.js';
 import { CallbackSender } from './callback-sender.js';

@@ -7,7 +7,7 @@ import { boundedMemoryStore } from '../common/cache/memory-store.js';
 import { apiErrorOf } from '../../test/support/api-error-of.js';
 import { loadConfig } from '../config/app-config.js';
 import { CatalogService } from './catalog.service.js';
-import type { OperatorCall } from '../operators/operator-call.js';
+import type { OperatorCall } from '../access/operator-call.js';
 import type { CatalogQuery } from './dto/catalog-query.dto.js';
 
 const ALL: CatalogQuery = { page: 0, size: 10 };

@@ -1,7 +1,7 @@
 import { CACHE_MANAGER } from '@nestjs/cache-manager';
 import { AuditTrail } from '../audit/audit-trail.service.js';
 import { changesBetween } from '../audit/changes.js';
-import type { OperatorCall } from '../operators/operator-call.js';
+import type { OperatorCall } from '../access/operator-call.js';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Cache } from 'cache-manager';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';

@@ -1,7 +1,7 @@
 import { Controller, Header, HttpCode } from '@nestjs/common';
 import { ValidBody } from '../common/validation.js';
 import { ApiTags } from '@nestjs/swagger';
-import { type Caller, CurrentCaller } from '../merchants/caller.js';
+import { type Caller, CurrentCaller } from '../access/caller.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
 import { CheckoutService } from './checkout.service.js';
 import {

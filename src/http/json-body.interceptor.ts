@@ -2,14 +2,10 @@ import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nes
 import { Reflector } from '@nestjs/core';
 import type { IncomingMessage } from 'node:http';
 import type { Observable } from 'rxjs';
+import type { BodyUse } from '../openapi/endpoint-docs.js';
 import { hasBody, isJsonType, readJsonBody, readJsonBodyText } from './json-body.js';
 import { rawOf } from './raw.js';
 
-/**
- * `true`: the route reads a JSON body. `'text'`: it reads one and keeps its exact text too (a
- * signature covers the bytes). `'ignored'`: its method may carry one it does not use.
- */
-export type BodyUse = true | 'text' | 'ignored';
 export const BODY = 'body';
 
 /**

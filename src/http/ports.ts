@@ -1,6 +1,6 @@
 import type { ApiError } from '../common/errors/api-error.js';
 import type { MaybePromise } from '../common/maybe-async.js';
-import type { Caller } from '../merchants/caller.js';
+import type { Caller } from '../access/caller.js';
 
 /**
  * What the HTTP layer needs from the features, as small contracts they provide: it reads no

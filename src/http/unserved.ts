@@ -11,7 +11,7 @@ import type { HttpPlatform } from '../config/app-config.js';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../common/errors/api-error.js';
-import { callerOf } from '../merchants/caller.js';
+import { callerOf } from '../access/caller.js';
 import { ACCESS, type DeclaredAccess } from '../access/declared-access.js';
 import { pathOf } from './paths.js';
 import { UnservedRequestPolicy } from './ports.js';

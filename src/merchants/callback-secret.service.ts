@@ -4,7 +4,7 @@ import { ChangeFeed, SINGLE_PROCESS_FEED } from '../database/change-feed.js';
 import { AuditTrail } from '../audit/audit-trail.service.js';
 import { REDACTED } from '../audit/changes.js';
 import { Transactions, type Tx } from '../database/transactions.js';
-import type { OperatorCall } from '../operators/operator-call.js';
+import type { OperatorCall } from '../access/operator-call.js';
 import {
   CallbackSecretBox,
   SECRET_OVERLAP_MS,

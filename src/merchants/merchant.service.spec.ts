@@ -3,7 +3,7 @@ import { InMemoryTransactions, testSecretBox } from '../../test/fakes/in-memory-
 import { apiErrorOf } from '../../test/support/api-error-of.js';
 import { ChangeFeed, type Subscription } from '../database/change-feed.js';
 import type { Tx } from '../database/transactions.js';
-import { hashApiKey } from './api-key.js';
+import { hashApiKey } from '../access/api-key.js';
 import { merchantServices } from '../../test/fakes/merchant-services.js';
 import { DEMO_MERCHANT_ID } from './merchant-id.js';
 

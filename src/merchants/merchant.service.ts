@@ -4,7 +4,7 @@ import { ApiError } from '../common/errors/api-error.js';
 import { AuditTrail } from '../audit/audit-trail.service.js';
 import { REDACTED } from '../audit/changes.js';
 import { Transactions, type Tx } from '../database/transactions.js';
-import type { OperatorCall } from '../operators/operator-call.js';
+import type { OperatorCall } from '../access/operator-call.js';
 import { ApiKeyService } from './api-key.service.js';
 import { CallbackSecretService } from './callback-secret.service.js';
 import {

@@ -1,5 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { RequestObserver } from '../http/ports.js';
+import { RateLimitRefusals } from '../rate-limits/rate-limit-refusals.js';
 import { CacheLookups } from './cache-lookups.js';
 import { MetricsController } from './metrics.controller.js';
 import { MetricsService } from './metrics.service.js';
@@ -21,7 +22,8 @@ import { MetricsService } from './metrics.service.js';
     MetricsService,
     { provide: CacheLookups, useExisting: MetricsService },
     { provide: RequestObserver, useExisting: MetricsService },
+    { provide: RateLimitRefusals, useExisting: MetricsService },
   ],
-  exports: [MetricsService, CacheLookups, RequestObserver],
+  exports: [MetricsService, CacheLookups, RequestObserver, RateLimitRefusals],
 })
 export class MetricsModule {}

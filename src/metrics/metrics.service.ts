@@ -1,13 +1,11 @@
 import type { RequestObserver } from '../http/ports.js';
+import type { RateLimitRefusals, RefusedLimit } from '../rate-limits/rate-limit-refusals.js';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { CacheLookups, type CacheName } from './cache-lookups.js';
 import { poolConnections } from './db-pool.js';
-
-/** The limits whose refusals are counted (`rate_limit_refusals_total{limit}`). */
-export type RefusedLimit = 'general' | 'status_not_found' | 'checkout_refusals';
 
 export type CallbackState = 'pending' | 'delivered' | 'failed';
 
@@ -67,7 +65,7 @@ function processMetrics(): Registry {
  * prom-client global registry.
  */
 @Injectable()
-export class MetricsService implements CacheLookups, RequestObserver {
+export class MetricsService implements CacheLookups, RequestObserver, RateLimitRefusals {
   private readonly registry: Registry;
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly requestDuration: Histogram<'method' | 'route'>;

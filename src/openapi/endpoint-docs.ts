@@ -15,14 +15,20 @@ import { ErrorCode, ErrorKind, MAX_BODY_BYTES } from '../common/errors/error-cat
 import { ErrorEnvelopeDto } from '../common/http/error-envelope.dto.js';
 import { MAX_JSON_DEPTH } from '../common/http/json-depth.js';
 import type { Access } from '../access/declared-access.js';
-import type { BodyUse } from '../http/json-body.interceptor.js';
-import { ROLES_INCLUDING, type OperatorRole } from '../operators/operator-role.js';
+import { ROLES_INCLUDING, type OperatorRole } from '../access/operator-role.js';
 
 /**
  * The OpenAPI documentation `@Endpoint` (src/http/endpoint.decorator.ts) writes for a route: its
  * operation, security, parameters, headers, answers, and every error it can give with the headers
  * that come with each.
  */
+
+/**
+ * `true`: the route reads a JSON body. `'text'`: it reads one and keeps its exact text too (a
+ * signature covers the bytes). `'ignored'`: its method may carry one it does not use. Read by the
+ * JSON body interceptor (src/http/json-body.interceptor.ts).
+ */
+export type BodyUse = true | 'text' | 'ignored';
 
 /** Who may call a route; an operator route names the role it needs. */
 export type EndpointAccess =

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
-import type { OperatorRole } from './operator-role.js';
+import type { OperatorRole } from '../access/operator-role.js';
 
 /** A person or program with a credential of its own for the operator API, and a role. */
 @Entity('operator')

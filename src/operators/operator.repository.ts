@@ -1,5 +1,5 @@
 import type { Tx } from '../database/transactions.js';
-import type { OperatorRole } from './operator-role.js';
+import type { OperatorRole } from '../access/operator-role.js';
 
 /** An operator as stored. */
 export interface OperatorRecord {

@@ -1,9 +1,9 @@
 import { Controller, HttpCode } from '@nestjs/common';
 import { ValidBody, ValidParams, ValidQuery } from '../common/validation.js';
 import { ApiTags } from '@nestjs/swagger';
-import { PageQueryDto } from '../catalog/dto/page-query.dto.js';
+import { PageQueryDto } from '../common/http/page.dto.js';
 import type { Listing } from '../common/http/envelope.js';
-import { CurrentOperatorCall, type OperatorCall } from './operator-call.js';
+import { CurrentOperatorCall, type OperatorCall } from '../access/operator-call.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
 import {
   CREATE_OPERATOR_EXAMPLES,

@@ -3,7 +3,7 @@ import { IsNull } from 'typeorm';
 import { PreparedReads } from '../database/prepared-reads.js';
 import type { Tx } from '../database/transactions.js';
 import { managerOf } from '../database/typeorm-transactions.js';
-import type { OperatorRole } from './operator-role.js';
+import type { OperatorRole } from '../access/operator-role.js';
 import { Operator } from './operator.entity.js';
 import { ActiveOperator, OperatorRecord, OperatorRepository } from './operator.repository.js';
 

@@ -8,7 +8,7 @@ import { InMemoryTransactions } from '../../test/fakes/in-memory-transactions.js
 import { ApiError } from '../common/errors/api-error.js';
 import { apiErrorOf } from '../../test/support/api-error-of.js';
 import { merchantServices } from '../../test/fakes/merchant-services.js';
-import type { OperatorCall } from '../operators/operator-call.js';
+import type { OperatorCall } from '../access/operator-call.js';
 import type { PaymentReportDto } from './dto/payment-report.dto.js';
 import { MAX_REPORT_ATTEMPTS, PaymentSessionService } from './payment-session.service.js';
 import { toStoredReport } from './payment-report.rules.js';

@@ -5,7 +5,7 @@ import { boundedCache, ENTRY_OVERHEAD_BYTES } from '../common/cache/bounded-cach
 import { ChangeFeed, SINGLE_PROCESS_FEED } from '../database/change-feed.js';
 import { DatabaseFiles } from '../database/database-files.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import type { OperatorCall } from '../operators/operator-call.js';
+import type { OperatorCall } from '../access/operator-call.js';
 import { CallbackOutbox, type NewCallback } from '../callbacks/callback-outbox.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { BatchedUnits } from '../database/batched-units.js';

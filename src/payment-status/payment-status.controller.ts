@@ -1,6 +1,6 @@
 import { Controller, Header, Param } from '@nestjs/common';
 import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
-import { type Caller, CurrentCaller } from '../merchants/caller.js';
+import { type Caller, CurrentCaller } from '../access/caller.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
 import { setting } from '../openapi/endpoint-docs.js';
 import {

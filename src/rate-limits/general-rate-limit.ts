@@ -2,7 +2,7 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error.js';
 import { andThen, type MaybePromise } from '../common/maybe-async.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { MetricsService } from '../metrics/metrics.service.js';
+import { RateLimitRefusals } from './rate-limit-refusals.js';
 import { RateLimitRecord, RateLimitStore } from './rate-limit-store.js';
 
 /** The headers a counted request answers with, and the refusal when over the limit. */
@@ -31,7 +31,7 @@ export class GeneralRateLimit {
   constructor(
     private readonly store: RateLimitStore,
     @Inject(APP_CONFIG) config: AppConfig,
-    @Optional() private readonly metrics?: MetricsService,
+    @Optional() private readonly refusals?: RateLimitRefusals,
   ) {
     this.limit = config.rateLimit.generalLimit;
     this.windowMs = config.rateLimit.generalWindowSeconds * 1000;
@@ -58,7 +58,7 @@ export class GeneralRateLimit {
       'X-RateLimit-Reset': String(record.timeToExpire),
     };
     if (!record.isBlocked) return { headers };
-    this.metrics?.rateLimited('general');
+    this.refusals?.rateLimited('general');
     return { headers, refusal: rateLimited(record.timeToBlockExpire) };
   }
 }

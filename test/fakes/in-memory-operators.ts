@@ -1,5 +1,5 @@
 import type { Tx } from '../../src/database/transactions.js';
-import type { OperatorRole } from '../../src/operators/operator-role.js';
+import type { OperatorRole } from '../../src/access/operator-role.js';
 import {
   ActiveOperator,
   OperatorRecord,

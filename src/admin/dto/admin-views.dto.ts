@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
-import { PageDto } from '../../catalog/dto/catalog-page.dto.js';
+import { PageDto } from '../../common/http/page.dto.js';
 import { StoredCryptoPairDto } from '../../catalog/dto/crypto-pair-input.dto.js';
 import { ApiKeyViewDto, ListedMerchantDto } from '../../merchants/dto/merchant.dto.js';
 import {

@@ -11,10 +11,9 @@ import {
   ValidateBy,
   ValidateIf,
 } from 'class-validator';
-import { PageDto } from '../../catalog/dto/catalog-page.dto.js';
 import { REFUSAL_REASONS, type RefusalReason } from '../../access/access-ports.js';
 import { ACTOR_KINDS, type ActorKind } from '../audit-chain.js';
-import { PageQueryDto } from '../../catalog/dto/page-query.dto.js';
+import { PageDto, PageQueryDto } from '../../common/http/page.dto.js';
 import { isDateOnly, isZonedDateTime } from '../../common/iso-time.js';
 import { DigitsToInteger, NotRepeated } from '../../common/validators.js';
 

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { PageDto } from '../../common/http/page.dto.js';
 
 export class CryptoPairDto {
   @ApiProperty({ example: 'USDT' })
@@ -12,21 +13,6 @@ export class CryptoPairDto {
 
   @ApiProperty({ example: 'IE' })
   countryCode: string;
-}
-
-export class PageDto {
-  @ApiProperty({ type: 'integer', example: 10, description: 'Requested page size.' })
-  size: number;
-
-  @ApiProperty({ type: 'integer', example: 0, description: 'Zero-based page number.' })
-  page: number;
-
-  @ApiProperty({
-    type: 'integer',
-    example: 1,
-    description: 'Number of matching records (not pages).',
-  })
-  total: number;
 }
 
 export class CatalogPageDto {

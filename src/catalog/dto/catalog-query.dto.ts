@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, Matches } from 'class-validator';
 import { AsciiUpperCase, NotRepeated } from '../../common/validators.js';
-import { PageQueryDto } from './page-query.dto.js';
+import { PageQueryDto } from '../../common/http/page.dto.js';
 
 export const COUNTRY_CODE_PATTERN = /^[A-Z]{2}$/;
 export const CURRENCY_CODE_PATTERN = /^[A-Z0-9]{1,16}$/;

@@ -11,7 +11,7 @@ import {
 import { CALLBACK_SECRET_RULE, isCallbackSecret } from '../callback-secrets.js';
 import { Trim } from '../../common/validators.js';
 import { MERCHANT_ID_PATTERN, MERCHANT_ID_RULE } from '../merchant-id.js';
-import { MAX_API_KEY_LENGTH, MIN_API_KEY_LENGTH } from '../api-key.js';
+import { MAX_API_KEY_LENGTH, MIN_API_KEY_LENGTH } from '../../access/api-key.js';
 import { CHECKOUT_ORIGIN_RULE, MAX_CHECKOUT_ORIGINS, isOrigin } from '../checkout-origins.js';
 
 /** Origins that may frame the merchant's checkout page besides those of its callback URLs. */

@@ -1,8 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, IsUUID, Matches } from 'class-validator';
-import { PageDto } from '../../catalog/dto/catalog-page.dto.js';
+import { PageDto } from '../../common/http/page.dto.js';
 import { Trim } from '../../common/validators.js';
-import { OPERATOR_ROLES, type OperatorRole } from '../operator-role.js';
+import { OPERATOR_ROLES, type OperatorRole } from '../../access/operator-role.js';
 
 /** Operator names: what the audit trail shows as who did a thing. */
 export const OPERATOR_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9 ._@-]{0,63}$/;

@@ -8,8 +8,8 @@ import {
 import { ApiKey, Merchant } from '../merchants/merchant.entity.js';
 import { AuditEventRow } from '../audit/audit-event.entity.js';
 import { Operator } from '../operators/operator.entity.js';
-import { connectionOptions } from './dialect.js';
-import type { SqliteConnection } from './sqlite-connection.js';
+import { connectionOptions } from '../database/dialect.js';
+import type { SqliteConnection } from '../database/sqlite-connection.js';
 import { InitialSchema1763700000000 } from './migrations/1763700000000-initial-schema.js';
 import { MerchantsAndKeys1763800000000 } from './migrations/1763800000000-merchants-and-keys.js';
 import { ApiKeyLast41763900000000 } from './migrations/1763900000000-api-key-last4.js';

@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner, Table, TableColumn, TableIndex } from 'typeorm';
-import { timestampType } from '../dialect.js';
+import { timestampType } from '../../database/dialect.js';
 
 /**
  * Operators with tokens and roles, the audit trail, and what the retention of personal data

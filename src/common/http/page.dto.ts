@@ -1,6 +1,6 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsInt, Max, Min } from 'class-validator';
-import { DigitsToInteger, NotRepeated } from '../../common/validators.js';
+import { DigitsToInteger, NotRepeated } from '../validators.js';
 
 export const DEFAULT_PAGE_SIZE = 10;
 export const MAX_PAGE_SIZE = 100;
@@ -38,4 +38,20 @@ export class PageQueryDto {
   @NotRepeated()
   @DigitsToInteger()
   size: number = DEFAULT_PAGE_SIZE;
+}
+
+/** `page` of every paginated answer: the catalog and the operator's lists. */
+export class PageDto {
+  @ApiProperty({ type: 'integer', example: 10, description: 'Requested page size.' })
+  size: number;
+
+  @ApiProperty({ type: 'integer', example: 0, description: 'Zero-based page number.' })
+  page: number;
+
+  @ApiProperty({
+    type: 'integer',
+    example: 1,
+    description: 'Number of matching records (not pages).',
+  })
+  total: number;
 }

@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner, Table, TableIndex, TableUnique } from 'typeorm';
-import { timestampType } from '../dialect.js';
+import { timestampType } from '../../database/dialect.js';
 
 export class InitialSchema1763700000000 implements MigrationInterface {
   name = 'InitialSchema1763700000000';

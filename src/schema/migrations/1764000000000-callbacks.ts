@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner, Table, TableColumn, TableIndex } from 'typeorm';
-import { timestampType } from '../dialect.js';
+import { timestampType } from '../../database/dialect.js';
 
 /**
  * Merchant callbacks: the URLs of a session, the merchants' callback secrets (encrypted), and the

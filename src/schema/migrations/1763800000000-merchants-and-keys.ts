@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner, Table, TableIndex } from 'typeorm';
-import { timestampType } from '../dialect.js';
+import { timestampType } from '../../database/dialect.js';
 
 export class MerchantsAndKeys1763800000000 implements MigrationInterface {
   name = 'MerchantsAndKeys1763800000000';

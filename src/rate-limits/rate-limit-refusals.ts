@@ -1,0 +1,11 @@
+/** The limits whose refusals are counted (`rate_limit_refusals_total{limit}`). */
+export type RefusedLimit = 'general' | 'status_not_found' | 'checkout_refusals';
+
+/**
+ * Counts the requests a rate limit refuses with 429. Declared beside the limits and provided by
+ * MetricsService (src/metrics/metrics.module.ts); a limit takes it as an optional dependency, so
+ * it works (and is unit-tested) without the metrics module.
+ */
+export abstract class RateLimitRefusals {
+  abstract rateLimited(limit: RefusedLimit): void;
+}
