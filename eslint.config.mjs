@@ -51,6 +51,19 @@ export default tseslint.config(
     // no global pipe.
     files: ['src/**/*.ts'],
     rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'class-validator',
+              importNames: ['IsOptional'],
+              message:
+                'Use Omittable() (src/common/validators.ts): IsOptional lets a null through unchecked.',
+            },
+          ],
+        },
+      ],
       'no-restricted-syntax': [
         'error',
         {

@@ -205,6 +205,27 @@ describe('operator API (e2e)', () => {
       expect(list.body.payload).toEqual([created]);
     });
 
+    it('refuses null in a patch or a new pair field by field, never a 500', async () => {
+      const created = await createPair(pair('EURC', 'SOLANA', 'PT'));
+      const patched = await admin(`${PAIRS}/${created.id}`, {
+        method: 'PATCH',
+        body: { currencyName: null, enabled: null },
+      });
+      const errors = expectEnvelope(patched, 400, 'INVALID_PARAMETER');
+      expect(errors.map((e) => e.field).sort()).toEqual(['currencyName', 'enabled']);
+      const made = await admin(PAIRS, {
+        method: 'POST',
+        body: { ...pair('EURC', 'SOLANA', 'GR'), enabled: null },
+      });
+      expect(expectEnvelope(made, 400, 'INVALID_PARAMETER').map((e) => e.field)).toEqual([
+        'enabled',
+      ]);
+      const list = await admin(`${PAIRS}?countryCode=PT&size=100`);
+      expect(list.body.payload.find((p: { id: number }) => p.id === created.id)).toEqual(created);
+      const greek = await admin(`${PAIRS}?countryCode=GR&size=100`);
+      expect(triples(greek.body.payload)).not.toContain('EURC/SOLANA/GR');
+    });
+
     it('patching an unknown id is a 404 NOT_FOUND', async () => {
       const r = await admin(`${PAIRS}/999999`, { method: 'PATCH', body: { enabled: false } });
       expectEnvelope(r, 404, 'NOT_FOUND');

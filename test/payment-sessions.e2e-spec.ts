@@ -241,6 +241,47 @@ describe('payment sessions: operator reports and the state machine (e2e)', () =>
       await expectUnchanged(key, before);
     });
 
+    it('refuses a null with 400 naming its field, never stores it, never answers 500', async () => {
+      const key = newKey('null_new');
+      const refusals: [Record<string, unknown>, string][] = [
+        [reportOf('SUCCESSFUL', { paymentResponse: null }), 'paymentResponse'],
+        [
+          reportOf('SUCCESSFUL', { paymentResponse: successfulResponse({ money: null }) }),
+          'paymentResponse.money',
+        ],
+        [
+          reportOf('SUCCESSFUL', {
+            paymentResponse: successfulResponse({ transactionReference: null }),
+          }),
+          'paymentResponse.transactionReference',
+        ],
+        [
+          reportOf('SUCCESSFUL', { paymentResponse: successfulResponse({ accountNumber: null }) }),
+          'paymentResponse.accountNumber',
+        ],
+        [
+          reportOf('SUCCESSFUL', { paymentResponse: successfulResponse({ description: null }) }),
+          'paymentResponse.description',
+        ],
+      ];
+      for (const [body, field] of refusals) {
+        const errors = expectEnvelope(await put(key, body), 400, 'INVALID_PARAMETER');
+        expect(errors.map((e) => e.field)).toEqual([field]);
+      }
+      expectEnvelope(await status(key), 404, 'TRANSACTION_FAILED');
+
+      const pending = newKey('null_move');
+      await create(pending, reportOf('PENDING'));
+      const before = await snapshot(pending);
+      const errors = expectEnvelope(
+        await put(pending, reportOf('FAILED', { errorMessage: null })),
+        400,
+        'INVALID_PARAMETER',
+      );
+      expect(errors.map((e) => e.field)).toEqual(['errorMessage']);
+      await expectUnchanged(pending, before);
+    });
+
     it('refuses an unknown merchantId with 400 naming merchantId, nothing stored', async () => {
       const key = newKey('unknown_merchant');
       const r = await put(key, { merchantId: 'nobody', status: 'PENDING' });

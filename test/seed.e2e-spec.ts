@@ -285,6 +285,34 @@ describe('seed command (e2e)', () => {
       },
     );
 
+    it('refuses a null in any record field, naming each, and writes nothing', async () => {
+      expect((await seed([file(BASE)])).code).toBe(0);
+      const before = await contents();
+      const bad = file({
+        cryptoPairs: [{ ...pair('USDC', 'ERC20', 'DE'), enabled: null }],
+        paymentSessions: [
+          { validationKey: 'vk_null_1', merchantId: 'acme', status: 'FAILED', errorMessage: null },
+          {
+            validationKey: 'vk_null_2',
+            merchantId: 'acme',
+            status: 'SUCCESSFUL',
+            paymentResponse: successfulResponse({ transactionReference: null, description: null }),
+          },
+        ],
+      });
+      const run = await seed([bad]);
+      expect(run.code).toBe(1);
+      expect(run.out).toEqual([]);
+      const fields = run.err.slice(0, -1).map((line) => line.slice(bad.length + 2).split(':')[0]);
+      expect(fields.sort()).toEqual([
+        'cryptoPairs[0].enabled',
+        'paymentSessions[0].errorMessage',
+        'paymentSessions[1].paymentResponse.description',
+        'paymentSessions[1].paymentResponse.transactionReference',
+      ]);
+      expect(await contents()).toEqual(before);
+    });
+
     it('accepts a valid file, says what it would change, and leaves every row as it was', async () => {
       expect((await seed([file(BASE)])).code).toBe(0);
       const before = await contents();

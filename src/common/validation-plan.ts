@@ -28,7 +28,7 @@ interface PropertyPlan {
   transforms: ValueTransform[];
   /** With @ValidateNested: the class (@Type's) whose instance a plain object becomes. */
   nested?: Constructor;
-  /** @IsOptional and the like: all must hold for the property to be checked at all. */
+  /** Omittable (@ValidateIf) and the like: all must hold for the property to be checked at all. */
   conditions: ((object: object, value: unknown) => boolean)[];
   checks: Check[];
   validatesNested: boolean;

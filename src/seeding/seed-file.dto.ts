@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsOptional, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, ValidateNested } from 'class-validator';
+import { Omittable } from '../common/validators.js';
 import { CryptoPairInputDto } from '../catalog/dto/crypto-pair-input.dto.js';
 import { SeedMerchantDto } from '../merchants/dto/merchant.dto.js';
 import { CreateOperatorDto } from '../operators/dto/operator.dto.js';
@@ -16,21 +17,21 @@ const LIST_RULE = 'must be a list of records';
  * decorators from the bottom up, so the list check comes last in the source.
  */
 export class SeedFileDto {
-  @IsOptional()
+  @Omittable()
   @ArrayMaxSize(MAX_RECORDS, { message: `must hold at most ${MAX_RECORDS} records` })
   @IsArray({ message: LIST_RULE })
   @ValidateNested({ each: true, message: 'must hold objects' })
   @Type(() => CryptoPairInputDto)
   cryptoPairs?: CryptoPairInputDto[];
 
-  @IsOptional()
+  @Omittable()
   @ArrayMaxSize(MAX_RECORDS, { message: `must hold at most ${MAX_RECORDS} records` })
   @IsArray({ message: LIST_RULE })
   @ValidateNested({ each: true, message: 'must hold objects' })
   @Type(() => SeedMerchantDto)
   merchants?: SeedMerchantDto[];
 
-  @IsOptional()
+  @Omittable()
   @ArrayMaxSize(MAX_RECORDS, { message: `must hold at most ${MAX_RECORDS} records` })
   @IsArray({ message: LIST_RULE })
   @ValidateNested({ each: true, message: 'must hold objects' })
@@ -38,7 +39,7 @@ export class SeedFileDto {
   paymentSessions?: SeedPaymentSessionDto[];
 
   /** People and programs of the operator API: created with a token printed once, or given a role. */
-  @IsOptional()
+  @Omittable()
   @ArrayMaxSize(MAX_OPERATORS, { message: `must hold at most ${MAX_OPERATORS} records` })
   @IsArray({ message: LIST_RULE })
   @ValidateNested({ each: true, message: 'must hold objects' })

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsISO8601, IsOptional, Matches, Max, Min } from 'class-validator';
-import { DigitsToInteger, NotRepeated } from '../../common/validators.js';
+import { IsIn, IsInt, IsISO8601, Matches, Max, Min } from 'class-validator';
+import { DigitsToInteger, NotRepeated, Omittable } from '../../common/validators.js';
 import { MERCHANT_ID_PATTERN, MERCHANT_ID_RULE } from '../../merchants/merchant-id.js';
 import { PAYMENT_STATUSES, type PaymentStatus } from '../../payment-status/payment-status.types.js';
 import { MoneyDto } from '../../payment-status/dto/payment-status-view.dto.js';
@@ -12,13 +12,13 @@ const CURSOR_RULE = 'must be the nextCursor of an earlier page';
 /** Query of the operator's list of payment sessions. */
 export class SessionListQueryDto {
   @ApiPropertyOptional({ example: 'demo', pattern: MERCHANT_ID_PATTERN.source })
-  @IsOptional()
+  @Omittable()
   @Matches(MERCHANT_ID_PATTERN, { message: MERCHANT_ID_RULE })
   @NotRepeated()
   merchantId?: string;
 
   @ApiPropertyOptional({ enum: PAYMENT_STATUSES })
-  @IsOptional()
+  @Omittable()
   @IsIn(PAYMENT_STATUSES, { message: `must be one of ${PAYMENT_STATUSES.join(', ')}` })
   @NotRepeated()
   status?: PaymentStatus;
@@ -28,7 +28,7 @@ export class SessionListQueryDto {
     format: 'date-time',
     example: '2026-11-01T00:00:00Z',
   })
-  @IsOptional()
+  @Omittable()
   @IsISO8601({ strict: true }, { message: DATE_TIME_RULE })
   @NotRepeated()
   createdFrom?: string;
@@ -38,7 +38,7 @@ export class SessionListQueryDto {
     format: 'date-time',
     example: '2026-12-01T00:00:00Z',
   })
-  @IsOptional()
+  @Omittable()
   @IsISO8601({ strict: true }, { message: DATE_TIME_RULE })
   @NotRepeated()
   createdTo?: string;
@@ -46,13 +46,13 @@ export class SessionListQueryDto {
   @ApiPropertyOptional({
     description: 'The `nextCursor` of the previous page; the first page without it.',
   })
-  @IsOptional()
+  @Omittable()
   @Matches(/^[A-Za-z0-9_-]{1,400}$/, { message: CURSOR_RULE })
   @NotRepeated()
   cursor?: string;
 
   @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_SESSION_PAGE, default: 20 })
-  @IsOptional()
+  @Omittable()
   @IsInt({ message: `must be an integer from 1 to ${MAX_SESSION_PAGE}` })
   @Min(1, { message: `must be an integer from 1 to ${MAX_SESSION_PAGE}` })
   @Max(MAX_SESSION_PAGE, { message: `must be an integer from 1 to ${MAX_SESSION_PAGE}` })

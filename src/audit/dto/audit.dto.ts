@@ -3,7 +3,6 @@ import { Transform } from 'class-transformer';
 import {
   IsInt,
   IsString,
-  IsOptional,
   Length,
   Matches,
   Max,
@@ -15,7 +14,7 @@ import { REFUSAL_REASONS, type RefusalReason } from '../../access/access-ports.j
 import { ACTOR_KINDS, type ActorKind } from '../audit-chain.js';
 import { PageDto, PageQueryDto } from '../../common/http/page.dto.js';
 import { isDateOnly, isZonedDateTime } from '../../common/iso-time.js';
-import { DigitsToInteger, NotRepeated } from '../../common/validators.js';
+import { DigitsToInteger, NotRepeated, Omittable } from '../../common/validators.js';
 
 const TEXT_RULE = 'must be a text of 1 to 300 characters';
 const TIME_RULE =
@@ -49,7 +48,7 @@ export class AuditQueryDto extends PageQueryDto {
   @ApiPropertyOptional({
     description: "An operator's id or name (`root`, `unknown`, `system` too).",
   })
-  @IsOptional()
+  @Omittable()
   @IsString({ message: TEXT_RULE })
   @Length(1, 300, { message: TEXT_RULE })
   @NotRepeated()
@@ -59,14 +58,14 @@ export class AuditQueryDto extends PageQueryDto {
     description: 'An operationId, e.g. `revokeApiKey`.',
     example: 'revokeApiKey',
   })
-  @IsOptional()
+  @Omittable()
   @IsString({ message: TEXT_RULE })
   @Length(1, 300, { message: TEXT_RULE })
   @NotRepeated()
   action?: string;
 
   @ApiPropertyOptional({ description: 'What was acted on: a merchant id, key id, validation key…' })
-  @IsOptional()
+  @Omittable()
   @IsString({ message: TEXT_RULE })
   @Length(1, 300, { message: TEXT_RULE })
   @NotRepeated()
@@ -77,7 +76,7 @@ export class AuditQueryDto extends PageQueryDto {
       'Events at or after this time: a date-time with its time zone (`2026-11-25T09:00:00Z`), or a date (`2026-11-25`) for the start of that day, UTC.',
     example: '2026-11-25T00:00:00Z',
   })
-  @IsOptional()
+  @Omittable()
   @IsAuditTime()
   @NotRepeated()
   from?: string;
@@ -87,7 +86,7 @@ export class AuditQueryDto extends PageQueryDto {
       'Events at or before this time: a date-time with its time zone, or a date (`2026-11-25`) for the end of that day, UTC, so that `from=2026-11-25&to=2026-11-25` is the whole day.',
     example: '2026-11-25T23:59:59Z',
   })
-  @IsOptional()
+  @Omittable()
   @IsAuditTime()
   @NotRepeated()
   to?: string;

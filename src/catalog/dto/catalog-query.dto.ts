@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, Matches } from 'class-validator';
-import { AsciiUpperCase, NotRepeated } from '../../common/validators.js';
+import { Matches } from 'class-validator';
+import { AsciiUpperCase, NotRepeated, Omittable } from '../../common/validators.js';
 import { PageQueryDto } from '../../common/http/page.dto.js';
 
 export const COUNTRY_CODE_PATTERN = /^[A-Z]{2}$/;
@@ -20,7 +20,7 @@ export class CatalogQueryDto extends PageQueryDto {
       'ISO 3166-1 alpha-2 country code, case-insensitive, such as `IE`. No filter when absent.',
     pattern: '^[A-Za-z]{2}$',
   })
-  @IsOptional()
+  @Omittable()
   @Matches(COUNTRY_CODE_PATTERN, { message: COUNTRY_CODE_RULE })
   @NotRepeated()
   @AsciiUpperCase()
@@ -30,7 +30,7 @@ export class CatalogQueryDto extends PageQueryDto {
     description: 'Currency code, case-insensitive, such as `USDT`. No filter when absent.',
     pattern: '^[A-Za-z0-9]{1,16}$',
   })
-  @IsOptional()
+  @Omittable()
   @Matches(CURRENCY_CODE_PATTERN, { message: CURRENCY_CODE_RULE })
   @NotRepeated()
   @AsciiUpperCase()
@@ -40,7 +40,7 @@ export class CatalogQueryDto extends PageQueryDto {
     description: 'Transfer protocol, case-insensitive, such as `TRC20`. No filter when absent.',
     pattern: '^[A-Za-z0-9_-]{1,32}$',
   })
-  @IsOptional()
+  @Omittable()
   @Matches(PROTOCOL_PATTERN, { message: PROTOCOL_RULE })
   @NotRepeated()
   @AsciiUpperCase()

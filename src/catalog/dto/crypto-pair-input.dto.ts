@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsOptional, IsString, Length, Matches } from 'class-validator';
-import { Trim, AsciiUpperCase } from '../../common/validators.js';
+import { IsBoolean, IsString, Length, Matches } from 'class-validator';
+import { AsciiUpperCase, Omittable, Trim } from '../../common/validators.js';
 import { CryptoPairDto } from './catalog-page.dto.js';
 import {
   COUNTRY_CODE_PATTERN,
@@ -40,7 +40,7 @@ export class CryptoPairInputDto {
   countryCode: string;
 
   @ApiPropertyOptional({ example: true, default: true })
-  @IsOptional()
+  @Omittable()
   @IsBoolean({ message: 'must be true or false' })
   enabled?: boolean;
 }
@@ -48,14 +48,14 @@ export class CryptoPairInputDto {
 /** What the operator may change on an existing pair. */
 export class CryptoPairPatchDto {
   @ApiPropertyOptional({ example: 'Tether USD', minLength: 1, maxLength: 100 })
-  @IsOptional()
+  @Omittable()
   @IsString({ message: CURRENCY_NAME_RULE })
   @Length(1, 100, { message: CURRENCY_NAME_RULE })
   @Trim()
   currencyName?: string;
 
   @ApiPropertyOptional({ example: false })
-  @IsOptional()
+  @Omittable()
   @IsBoolean({ message: 'must be true or false' })
   enabled?: boolean;
 }

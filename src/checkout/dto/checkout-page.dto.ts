@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { IsIn, IsString, Length, Matches } from 'class-validator';
+import { Omittable } from '../../common/validators.js';
 import { CURRENCY_CODE_PATTERN, PROTOCOL_PATTERN } from '../../catalog/dto/catalog-query.dto.js';
 import { FAILURE_REASON_CODES, type FailureReason } from '../checkout-outcomes.js';
 
@@ -26,7 +27,7 @@ export class CheckoutPageQuery {
       'The origin of the page framing this one, as the widget sends it. The page talks to its parent only when this origin may frame it.',
     example: 'https://shop.example',
   })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @Length(1, 300)
   origin?: string;
@@ -35,7 +36,7 @@ export class CheckoutPageQuery {
 /** An action of the page: its nonce. */
 export class PageActionDto {
   @ApiPropertyOptional(NONCE_DOC)
-  @IsOptional()
+  @Omittable()
   @IsString({ message: 'must be the page nonce' })
   @Length(1, 100, { message: 'must be the page nonce' })
   nonce?: string;
@@ -62,7 +63,7 @@ export class SandboxOutcomeDto extends PageActionDto {
     enum: FAILURE_REASON_CODES,
     description: 'Why it failed (with `failed`; INSUFFICIENT_FUNDS when absent).',
   })
-  @IsOptional()
+  @Omittable()
   @IsIn(FAILURE_REASON_CODES, { message: `must be one of ${FAILURE_REASON_CODES.join(', ')}` })
   reason?: FailureReason;
 }

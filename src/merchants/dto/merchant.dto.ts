@@ -1,15 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, type ApiPropertyOptions } from '@nestjs/swagger';
-import {
-  ArrayMaxSize,
-  IsArray,
-  IsOptional,
-  IsString,
-  Length,
-  Matches,
-  ValidateBy,
-} from 'class-validator';
+import { ArrayMaxSize, IsArray, IsString, Length, Matches, ValidateBy } from 'class-validator';
 import { CALLBACK_SECRET_RULE, isCallbackSecret } from '../callback-secrets.js';
-import { Trim } from '../../common/validators.js';
+import { Omittable, Trim } from '../../common/validators.js';
 import { MERCHANT_ID_PATTERN, MERCHANT_ID_RULE } from '../merchant-id.js';
 import { MAX_API_KEY_LENGTH, MIN_API_KEY_LENGTH } from '../../access/api-key.js';
 import { CHECKOUT_ORIGIN_RULE, MAX_CHECKOUT_ORIGINS, isOrigin } from '../checkout-origins.js';
@@ -53,7 +45,7 @@ export class CreateMerchantDto {
   name: string;
 
   @ApiPropertyOptional(CHECKOUT_ORIGINS_DOC)
-  @IsOptional()
+  @Omittable()
   @CheckoutOrigins()
   checkoutOrigins?: string[];
 }
@@ -61,14 +53,14 @@ export class CreateMerchantDto {
 /** PATCH of a merchant: only the fields given change. */
 export class UpdateMerchantDto {
   @ApiPropertyOptional({ example: 'Acme Payments Ltd', minLength: 1, maxLength: 200 })
-  @IsOptional()
+  @Omittable()
   @IsString({ message: NAME_RULE })
   @Length(1, 200, { message: NAME_RULE })
   @Trim()
   name?: string;
 
   @ApiPropertyOptional(CHECKOUT_ORIGINS_DOC)
-  @IsOptional()
+  @Omittable()
   @CheckoutOrigins()
   checkoutOrigins?: string[];
 }
@@ -76,7 +68,7 @@ export class UpdateMerchantDto {
 /** A merchant of a seed file, with the plaintext keys it should have. */
 export class SeedMerchantDto extends CreateMerchantDto {
   @ApiProperty({ type: [String], required: false })
-  @IsOptional()
+  @Omittable()
   @IsArray({ message: 'must be a list of keys' })
   @ArrayMaxSize(100, { message: 'must hold at most 100 keys' })
   @IsString({
@@ -93,7 +85,7 @@ export class SeedMerchantDto extends CreateMerchantDto {
     description: 'The secret signing its callbacks; a new one is generated when absent.',
     example: 'whsec_ZGVtby1jYWxsYmFjay1zZWNyZXQtc2FuZGJveC0zMmI=',
   })
-  @IsOptional()
+  @Omittable()
   @ValidateBy({
     name: 'isCallbackSecret',
     validator: { validate: isCallbackSecret, defaultMessage: () => CALLBACK_SECRET_RULE },

@@ -1,4 +1,5 @@
 import { successfulResponse } from '../../../test/support/fixtures.js';
+import { completePaymentResponse } from '../../../test/support/payment-response-samples.js';
 import { validatePlain } from '../../common/validation.js';
 import { statusFieldErrors } from '../payment-report.rules.js';
 import { PaymentReportDto } from './payment-report.dto.js';
@@ -109,6 +110,40 @@ describe('PaymentReportDto with the status rules', () => {
     ],
   ] as [string, Record<string, unknown>, string[]][])('%s', async (_label, body, fields) => {
     expect(await refusedFields(body)).toEqual([...fields].sort());
+  });
+});
+
+describe('PaymentReportDto and null', () => {
+  // A field may be left out; a null is a value, judged by the field's rules, never stored as
+  // given (an answer says nothing of a field it does not have, never `null`).
+  it.each(Object.keys(completePaymentResponse()))(
+    'refuses paymentResponse.%s given as null, and only it',
+    async (field) => {
+      const body = {
+        merchantId: 'acme',
+        status: 'SUCCESSFUL',
+        paymentResponse: { ...completePaymentResponse(), [field]: null },
+      };
+      expect(await refusedFields(body)).toEqual([`paymentResponse.${field}`]);
+    },
+  );
+
+  it.each([
+    ['paymentResponse', successful({})],
+    ['errorMessage', { merchantId: 'a', status: 'FAILED', errorMessage: 'x' }],
+    ['detailedStatus', { merchantId: 'a', status: 'PENDING' }],
+    ['returnUrl', { merchantId: 'a', status: 'PENDING' }],
+    ['errorUrl', { merchantId: 'a', status: 'PENDING' }],
+    ['merchantId', { merchantId: 'a', status: 'PENDING' }],
+    ['status', { merchantId: 'a', status: 'PENDING' }],
+  ] as [string, Record<string, unknown>][])('refuses %s given as null', async (field, valid) => {
+    expect(await refusedFields(valid)).toEqual([]);
+    expect(await refusedFields({ ...valid, [field]: null })).toEqual([field]);
+  });
+
+  it('refuses an amount given as null', async () => {
+    const body = successful({ money: { amount: null, currency: 'EUR' } });
+    expect(await refusedFields(body)).toEqual(['paymentResponse.money.amount']);
   });
 });
 

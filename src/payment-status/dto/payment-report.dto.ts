@@ -5,7 +5,6 @@ import {
   IsEmail,
   IsIn,
   IsObject,
-  IsOptional,
   IsString,
   IsUUID,
   Length,
@@ -21,7 +20,7 @@ import {
 import { COUNTRY_CODE_PATTERN, COUNTRY_CODE_RULE } from '../../catalog/dto/catalog-query.dto.js';
 import type { JsonNumberText } from '../../common/http/json-text.js';
 import { isZonedDateTime, ZONED_DATE_TIME_RULE } from '../../common/iso-time.js';
-import { AsciiUpperCase, IsMoneyAmount, Trim } from '../../common/validators.js';
+import { AsciiUpperCase, IsMoneyAmount, Omittable, Trim } from '../../common/validators.js';
 import { MERCHANT_ID_PATTERN, MERCHANT_ID_RULE } from '../../merchants/merchant-id.js';
 import { DEMO_MERCHANT_ID } from '../../merchants/merchant-id.js';
 import {
@@ -56,7 +55,7 @@ export class MoneyInputDto {
 }
 
 const money = () => [
-  IsOptional(),
+  Omittable(),
   IsObject({ message: 'must be an object {amount, currency}' }),
   ValidateNested(),
   Type(() => MoneyInputDto),
@@ -88,19 +87,19 @@ export class PaymentResponseInputDto {
   requestedMoney?: MoneyInputDto;
 
   @ApiPropertyOptional({ example: '5f1c2a7e9b', maxLength: 64 })
-  @IsOptional()
+  @Omittable()
   @IsString({ message: text(64) })
   @Length(1, 64, { message: text(64) })
   traceId?: string;
 
   @ApiPropertyOptional({ example: 'Payout to wallet', maxLength: 500 })
-  @IsOptional()
+  @Omittable()
   @IsString({ message: text(500) })
   @Length(1, 500, { message: text(500) })
   description?: string;
 
   @ApiPropertyOptional({ example: 'order-1042', maxLength: 128 })
-  @IsOptional()
+  @Omittable()
   @IsString({ message: text(128) })
   @Length(1, 128, { message: text(128) })
   clientReference?: string;
@@ -110,36 +109,36 @@ export class PaymentResponseInputDto {
       "Refused unless equal to the session's key: the response always carries the session's own key.",
     pattern: VALIDATION_KEY_PATTERN.source,
   })
-  @IsOptional()
+  @Omittable()
   @IsString({ message: VALIDATION_KEY_RULE })
   @Matches(VALIDATION_KEY_PATTERN, { message: VALIDATION_KEY_RULE })
   validationKey?: string;
 
   @ApiPropertyOptional({ example: '00', maxLength: 32 })
-  @IsOptional()
+  @Omittable()
   @IsString({ message: text(32) })
   @Length(1, 32, { message: text(32) })
   responseCode?: string;
 
   @ApiPropertyOptional({ format: 'uuid', example: '3f2b8c1e-7d4a-4e5b-9c6d-1a2b3c4d5e6f' })
-  @IsOptional()
+  @Omittable()
   @IsUUID('all', { message: 'must be a UUID' })
   transactionReference?: string;
 
   @ApiPropertyOptional({ example: 'PAYOUT', maxLength: 64 })
-  @IsOptional()
+  @Omittable()
   @IsString({ message: text(64) })
   @Length(1, 64, { message: text(64) })
   paymentType?: string;
 
   @ApiPropertyOptional({ example: 'CRYPTO', maxLength: 64 })
-  @IsOptional()
+  @Omittable()
   @IsString({ message: text(64) })
   @Length(1, 64, { message: text(64) })
   paymentMethod?: string;
 
   @ApiPropertyOptional({ example: 'TXYZ1234567890ABCDEF', maxLength: 64 })
-  @IsOptional()
+  @Omittable()
   @IsString({ message: text(64) })
   @Length(1, 64, { message: text(64) })
   customerAccountNumber?: string;
@@ -149,36 +148,36 @@ export class PaymentResponseInputDto {
     example: 'IE29AIBK93115212345678',
     maxLength: 64,
   })
-  @IsOptional()
+  @Omittable()
   @IsString({ message: text(64) })
   @Length(1, 64, { message: text(64) })
   accountNumber?: string;
 
   @ApiPropertyOptional({ format: 'date', example: '1990-04-23' })
-  @IsOptional()
+  @Omittable()
   @Matches(/^\d{4}-\d{2}-\d{2}$/, { message: 'must be a date YYYY-MM-DD' })
   @IsDateString({ strict: true }, { message: 'must be a date YYYY-MM-DD' })
   customerDob?: string;
 
   @ApiPropertyOptional({ example: 'Aoife', maxLength: 100 })
-  @IsOptional()
+  @Omittable()
   @IsString({ message: text(100) })
   @Length(1, 100, { message: text(100) })
   customerFirstName?: string;
 
   @ApiPropertyOptional({ example: 'Murphy', maxLength: 100 })
-  @IsOptional()
+  @Omittable()
   @IsString({ message: text(100) })
   @Length(1, 100, { message: text(100) })
   customerLastName?: string;
 
   @ApiPropertyOptional({ format: 'email', example: 'aoife.murphy@example.com' })
-  @IsOptional()
+  @Omittable()
   @IsEmail({}, { message: 'must be an email address' })
   senderEmailAddress?: string;
 
   @ApiPropertyOptional({ example: 'IE', pattern: '^[A-Za-z]{2}$' })
-  @IsOptional()
+  @Omittable()
   @Matches(COUNTRY_CODE_PATTERN, { message: COUNTRY_CODE_RULE })
   @AsciiUpperCase()
   customerCountryCode?: string;
@@ -200,7 +199,7 @@ export class PaymentReportDto {
     example: 'ABANDONED_BY_USER',
     maxLength: 64,
   })
-  @IsOptional()
+  @Omittable()
   @IsString({ message: text(64) })
   @Length(1, 64, { message: text(64) })
   @Trim()
@@ -211,7 +210,7 @@ export class PaymentReportDto {
     example: 'Insufficient funds in source wallet',
     maxLength: 1000,
   })
-  @IsOptional()
+  @Omittable()
   @IsString({ message: text(1000) })
   @Length(1, 1000, { message: text(1000) })
   @Trim()
@@ -222,7 +221,7 @@ export class PaymentReportDto {
     description:
       'Required with SUCCESSFUL (with transactionReference, money, sourceMoney, destinationMoney, totalFees, traceId), refused with any other status.',
   })
-  @IsOptional()
+  @Omittable()
   @IsObject({ message: 'must be an object' })
   @ValidateNested()
   @Type(() => PaymentResponseInputDto)
@@ -234,7 +233,7 @@ export class PaymentReportDto {
     example: 'https://merchant.example/payments/return',
     maxLength: MAX_CALLBACK_URL_LENGTH,
   })
-  @IsOptional()
+  @Omittable()
   @CallbackUrl()
   returnUrl?: string;
 
@@ -243,7 +242,7 @@ export class PaymentReportDto {
     example: 'https://merchant.example/payments/error',
     maxLength: MAX_CALLBACK_URL_LENGTH,
   })
-  @IsOptional()
+  @Omittable()
   @CallbackUrl()
   errorUrl?: string;
 }
@@ -275,12 +274,12 @@ export class SeedPaymentSessionDto extends PaymentReportDto {
   validationKey: string;
 
   /** When the session was created; applies when the record creates it. */
-  @IsOptional()
+  @Omittable()
   @IsZonedDateTime()
   createdAt?: string;
 
   /** When the session became final (SUCCESSFUL or FAILED); applies when the record makes it final. */
-  @IsOptional()
+  @Omittable()
   @IsZonedDateTime()
   finalAt?: string;
 }

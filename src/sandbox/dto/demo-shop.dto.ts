@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, Length, Matches } from 'class-validator';
+import { IsIn, IsString, Length, Matches } from 'class-validator';
+import { Omittable } from '../../common/validators.js';
 
 /** The longest text the demo shop passes on; init-iframe judges every value by its own rules. */
 export const DEMO_TEXT_MAX = 100;
@@ -39,7 +40,7 @@ export class DemoPaymentRequestDto {
   countryCode: string;
 
   @ApiPropertyOptional({ example: 'EN', maxLength: DEMO_TEXT_MAX })
-  @IsOptional()
+  @Omittable()
   @IsString({ message: TEXT_RULE })
   @Length(1, DEMO_TEXT_MAX, { message: TEXT_RULE })
   languagePreference?: string;
