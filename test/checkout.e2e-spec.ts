@@ -456,14 +456,19 @@ describe('checkout (e2e)', () => {
   });
 
   describe('operators see sessions', () => {
-    const viewer = async () => {
+    let operators = 0;
+    /** The headers of a new operator of the role. */
+    const operator = async (role: 'viewer' | 'payments' | 'catalog' | 'admin') => {
+      operators += 1;
       const created = await http(`${t.url}/admin/operators`, {
         method: 'POST',
         headers: adminHeaders,
-        body: { name: `viewer-${Date.now()}`, role: 'viewer' },
+        body: { name: `${role}-${operators}`, role },
       });
+      expect(created.status).toBe(201);
       return { authorization: `Bearer ${created.body.token}` };
     };
+    const viewer = () => operator('viewer');
 
     it('lists newest first with cursor pages and filters', async () => {
       const seen: string[] = [];
@@ -527,6 +532,20 @@ describe('checkout (e2e)', () => {
       expect(seen.body.checkout.client).toBeUndefined();
       expect(seen.body.payload[0].paymentResponse.customerFirstName).toBeUndefined();
       expect(seen.body.payload[0].paymentResponse.traceId).toBe('order-9001');
+      for (const role of ['payments', 'admin'] as const) {
+        const shown = await http(`${t.url}/admin/payment-sessions/vk_co_paid`, {
+          headers: await operator(role),
+        });
+        expect(shown.status).toBe(200);
+        expect(shown.body.checkout.client).toEqual(full.body.checkout.client);
+        expect(shown.body.checkout.address).toEqual(full.body.checkout.address);
+        expect(shown.body.payload[0].paymentResponse).toEqual(full.body.payload[0].paymentResponse);
+      }
+      const catalog = await http(`${t.url}/admin/payment-sessions/vk_co_paid`, {
+        headers: await operator('catalog'),
+      });
+      expect(catalog.body.checkout.client).toBeUndefined();
+      expect(catalog.body.payload[0].paymentResponse.customerFirstName).toBeUndefined();
     });
 
     it('erases the checkout copy of the personal data with the session', async () => {

@@ -91,6 +91,7 @@ export class OperatorTokens extends OperatorAuthenticator {
           kind: 'operator',
           id: operator.id,
           name: operator.name,
+          role: operator.role,
         };
         this.markUsed(operator.id);
         if (!ROLES_INCLUDING[role].includes(operator.role)) {
