@@ -4,9 +4,10 @@ import { toMinorUnits } from './money.js';
 
 /**
  * The field may be left out; a value given, `null` included, keeps the field's rules. A `null` is
- * refused like any other value the rules do not take (an answer leaves out what it does not have,
- * never says `null`: docs/api.md, "Payment status"). class-validator's `@IsOptional()` would let a
- * `null` through unchecked, to be stored as given; lint refuses it in src/.
+ * refused like any other value the rules do not take (an answer leaves out what it does not
+ * have, never says `null`: docs/api.md, "Payment status" and "JSON bodies"). class-validator's
+ * `@IsOptional()` would let a `null` through unchecked, to be stored as given; lint refuses it in
+ * src/.
  */
 export const Omittable = (): PropertyDecorator =>
   ValidateIf((_object: object, value: unknown) => value !== undefined);
