@@ -173,6 +173,37 @@ describe('the keyed audit chain against someone who can write to the database (e
     expect(rows.every((row) => row.hash === hmacLink(row, serviceKey(t)))).toBe(true);
   });
 
+  it("recomputes every link from the API's events with the key, as docs/operators.md says", async () => {
+    const listed = await http(`${t.url}/admin/audit-events?size=100`, { headers: adminHeaders });
+    expect(listed.status).toBe(200);
+    const events = [...listed.body.payload].reverse();
+    expect(events.length).toBe(original.length);
+    let previous = '0'.repeat(64);
+    for (const event of events) {
+      // The content as stored: the API's `id` and `operator` under their stored names, `reason`
+      // null when the event has none.
+      const content = {
+        seq: event.id,
+        at: event.at,
+        actorKind: event.operator.kind,
+        operatorId: event.operator.id,
+        operatorName: event.operator.name,
+        action: event.action,
+        target: event.target,
+        outcome: event.outcome,
+        requestId: event.requestId,
+        changes: event.changes,
+        reason: event.reason ?? null,
+        keyId: event.keyId,
+        prevHash: event.prevHash,
+      };
+      expect(event.prevHash).toBe(previous);
+      const link = createHmac('sha256', serviceKey(t)).update(canonical(content)).digest('hex');
+      expect(link).toBe(event.hash);
+      previous = event.hash;
+    }
+  });
+
   it.each([
     [
       'alter a target, and re-link the rest with a key of the tester',
