@@ -143,11 +143,11 @@ const MAY_CALL: Record<string, readonly Role[]> = {
   createApiKey: ['admin'],
   revokeApiKey: ['admin'],
   rotateCallbackSecret: ['admin'],
-  listOperators: ['admin'],
+  listOperators: ['viewer', 'payments', 'catalog', 'admin'],
   createOperator: ['admin'],
   revokeOperator: ['admin'],
   listAuditEvents: ['admin'],
-  verifyAuditTrail: ['admin'],
+  verifyAuditTrail: ['viewer', 'payments', 'catalog', 'admin'],
   getAuditHead: ['viewer', 'payments', 'catalog', 'admin'],
   getMetrics: ['viewer', 'payments', 'catalog', 'admin'],
 };

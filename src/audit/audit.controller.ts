@@ -85,7 +85,7 @@ export class AuditController {
       'still holds that head, so that events removed from the end, or rewritten up to it even ' +
       'with the key, are found.',
     access: 'operator',
-    role: 'admin',
+    role: 'viewer',
     responses: [{ status: 200, type: ChainVerificationDto }],
     errors: ['INVALID_PARAMETER'],
   })

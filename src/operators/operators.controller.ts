@@ -50,7 +50,7 @@ export class OperatorsController {
     summary: 'Every operator, revoked ones included, oldest first',
     description: 'Each with its role and when its token was last used; never a token or its hash.',
     access: 'operator',
-    role: 'admin',
+    role: 'viewer',
     envelope: { kind: 'list' },
     responses: [{ status: 200, type: OperatorPageDto }],
     errors: ['INVALID_PARAMETER'],
