@@ -523,6 +523,9 @@ describe('checkout (e2e)', () => {
         },
       });
       expect(full.body.payload[0].paymentResponse.customerFirstName).toBe('Ann');
+      // The account the request named is shown masked, as the payment response's accountNumber.
+      expect(full.body.checkout.destinationAccountNumber).toBe('5001XXXXXXXX3369');
+      expect(full.text).not.toContain('5001000001223369');
       const seen = await http(`${t.url}/admin/payment-sessions/vk_co_paid`, {
         headers: await viewer(),
       });

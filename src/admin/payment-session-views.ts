@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CheckoutService } from '../checkout/checkout.service.js';
 import { ApiError } from '../common/errors/api-error.js';
+import { maskAccountNumber } from '../common/masking.js';
 import { moneyView } from '../common/money.js';
 import type { Listing } from '../common/http/envelope.js';
 import { ROLES_INCLUDING } from '../access/operator-role.js';
@@ -89,7 +90,7 @@ export class PaymentSessionViews {
               expiresAt: new Date(checkout.expiresAt).toISOString(),
               ...optional('chosenPair', checkout.chosenPair ?? undefined),
               ...optional('languagePreference', request.languagePreference ?? undefined),
-              destinationAccountNumber: request.destinationAccountNumber,
+              destinationAccountNumber: maskAccountNumber(request.destinationAccountNumber),
               brandId: request.brandId,
               ...(personal && request.client ? { client: { ...request.client } } : {}),
               ...(personal && request.address ? { address: { ...request.address } } : {}),

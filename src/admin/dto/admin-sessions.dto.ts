@@ -95,7 +95,13 @@ export class CheckoutDetailDto {
   expiresAt: string;
   @ApiPropertyOptional({ example: 'USDT/TRC20' }) chosenPair?: string;
   @ApiPropertyOptional({ example: 'EN' }) languagePreference?: string;
-  @ApiProperty({ example: '5001000001223369' }) destinationAccountNumber: string;
+  @ApiProperty({
+    example: '5001XXXXXXXX3369',
+    description:
+      'The account init-iframe named, masked like `accountNumber`: it is also the payment ' +
+      "response's `accountNumber` in the sandbox.",
+  })
+  destinationAccountNumber: string;
   @ApiProperty({ example: '001' }) brandId: string;
   @ApiPropertyOptional({
     description: 'Personal data: for the roles payments and admin; absent once erased.',
