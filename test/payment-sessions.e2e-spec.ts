@@ -416,6 +416,36 @@ describe('payment sessions: operator reports and the state machine (e2e)', () =>
     });
   });
 
+  describe('the operator view', () => {
+    it("shows callback URLs whole only to roles that see personal data; their query may hold a merchant's token", async () => {
+      const key = newKey('view_urls');
+      await create(
+        key,
+        reportOf('PENDING', {
+          returnUrl: 'https://shop.example/return?token=s3cr3t#top',
+          errorUrl: 'https://shop.example/error?token=s3cr3t',
+        }),
+      );
+      const detail = (headers: Record<string, string>) =>
+        http(`${t.url}/admin/payment-sessions/${key}`, { headers });
+      const whole = await detail(adminHeaders);
+      expect(whole.body.returnUrl).toBe('https://shop.example/return?token=s3cr3t#top');
+      expect(whole.body.errorUrl).toBe('https://shop.example/error?token=s3cr3t');
+      for (const role of ['viewer', 'catalog']) {
+        const operator = await http(`${t.url}/admin/operators`, {
+          method: 'POST',
+          headers: adminHeaders,
+          body: { name: `urls-${role}`, role },
+        });
+        const seen = await detail({ authorization: `Bearer ${operator.body.token}` });
+        expect(seen.status).toBe(200);
+        expect(seen.body.returnUrl).toBe('https://shop.example/return');
+        expect(seen.body.errorUrl).toBe('https://shop.example/error');
+        expect(seen.text).not.toContain('s3cr3t');
+      }
+    });
+  });
+
   describe('history', () => {
     it('lists every transition in order with from, to, detailedStatus and at', async () => {
       const key = newKey('history');

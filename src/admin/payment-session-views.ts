@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CheckoutService } from '../checkout/checkout.service.js';
 import { ApiError } from '../common/errors/api-error.js';
+import { shownCallbackUrl } from '../callbacks/callback-outbox.js';
 import { maskAccountNumber } from '../common/masking.js';
 import { moneyView } from '../common/money.js';
 import type { Listing } from '../common/http/envelope.js';
@@ -60,6 +61,9 @@ export class PaymentSessionViews {
     }
     const personal =
       operator.role !== undefined && ROLES_INCLUDING.payments.includes(operator.role);
+    // A callback URL's query may carry a merchant's token: whole only for those who see personal data.
+    const shown = (url: string | null) =>
+      url === null ? undefined : personal ? url : shownCallbackUrl(url);
     const checkout = await this.checkouts.detailOf(validationKey);
     const element = buildStatusElement(validationKey, session) as unknown as Record<
       string,
@@ -82,8 +86,8 @@ export class PaymentSessionViews {
         'description',
         request?.description ?? (response?.description as string | undefined),
       ),
-      ...optional('returnUrl', session.returnUrl ?? undefined),
-      ...optional('errorUrl', session.errorUrl ?? undefined),
+      ...optional('returnUrl', shown(session.returnUrl)),
+      ...optional('errorUrl', shown(session.errorUrl)),
       ...(checkout && request
         ? {
             checkout: {

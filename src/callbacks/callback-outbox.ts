@@ -16,6 +16,18 @@ export const MAX_CALLBACK_URL_LENGTH = 2048;
 export const CALLBACK_URL_RULE = `must be an absolute http or https URL of at most ${MAX_CALLBACK_URL_LENGTH} characters, without a user name or password`;
 
 /**
+ * A callback URL as the audit trail, the callbacks list and operators below the role `payments`
+ * see it: without its query and fragment, which may carry a merchant's token. The whole URL is
+ * for delivering, and for operators who may see personal data.
+ */
+export function shownCallbackUrl(url: string): string {
+  const parsed = new URL(url);
+  parsed.search = '';
+  parsed.hash = '';
+  return parsed.toString();
+}
+
+/**
  * True for an absolute http(s) URL with a host, at most MAX_CALLBACK_URL_LENGTH characters, and
  * without user information: a password in a URL would be stored, shown to operators and logged
  * like the rest of the URL (the receiver authenticates callbacks by their signature instead).

@@ -5,7 +5,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { AuditTrail } from '../audit/audit-trail.service.js';
 import { Transactions, type Tx } from '../database/transactions.js';
 import type { OperatorCall } from '../access/operator-call.js';
-import { CallbackOutbox, type NewCallback } from './callback-outbox.js';
+import { CallbackOutbox, shownCallbackUrl, type NewCallback } from './callback-outbox.js';
 import { AttemptRecord, CallbackRecord, CallbackRepository } from './callback.repository.js';
 import { CallbackSender } from './callback-sender.js';
 import { CallbackViewDto } from './dto/callback-view.dto.js';
@@ -128,14 +128,11 @@ export class CallbackService extends CallbackOutbox {
 }
 
 function toView(callback: CallbackRecord, attempts: AttemptRecord[]): CallbackViewDto {
-  const url = new URL(callback.url);
-  url.search = '';
-  url.hash = '';
   return {
     id: callback.id,
     webhookId: callback.webhookId,
     status: callback.status,
-    url: url.toString(),
+    url: shownCallbackUrl(callback.url),
     state: callback.state,
     attempts: attempts.map((a) => ({
       at: new Date(a.at).toISOString(),

@@ -6,7 +6,11 @@ import { ChangeFeed, SINGLE_PROCESS_FEED } from '../database/change-feed.js';
 import { DatabaseFiles } from '../database/database-files.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { OperatorCall } from '../access/operator-call.js';
-import { CallbackOutbox, type NewCallback } from '../callbacks/callback-outbox.js';
+import {
+  CallbackOutbox,
+  shownCallbackUrl,
+  type NewCallback,
+} from '../callbacks/callback-outbox.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { BatchedUnits } from '../database/batched-units.js';
 import { isDatabaseUnavailable, isLostRace } from '../database/dialect.js';
@@ -667,11 +671,7 @@ function audited(session: SessionRecord): Record<string, unknown> {
 }
 
 function withoutQuery(url: string | null): string | null {
-  if (url === null) return null;
-  const parsed = new URL(url);
-  parsed.search = '';
-  parsed.hash = '';
-  return parsed.toString();
+  return url === null ? null : shownCallbackUrl(url);
 }
 
 /** The callback a transition into `session` causes, if any. */
