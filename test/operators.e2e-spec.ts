@@ -640,6 +640,8 @@ describe('the audit trail (e2e)', () => {
     const root = await auditEvents(t, '&operator=root');
     expect(root.every((e) => e.operator.name === 'root')).toBe(true);
     expect(root.length).toBeGreaterThan(0);
+    // Names are unique regardless of case: so is the filter by name.
+    expect(await auditEvents(t, '&operator=ROOT')).toEqual(root);
     const future = await auditEvents(
       t,
       `&from=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`,

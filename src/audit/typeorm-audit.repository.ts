@@ -8,6 +8,7 @@ import {
   LessThanOrEqual,
   MoreThan,
   MoreThanOrEqual,
+  Raw,
 } from 'typeorm';
 import { BATCH_ROWS, type BatchColumn, insertBatch } from '../database/batch-statements.js';
 import { kindOf } from '../database/dialect.js';
@@ -143,7 +144,13 @@ export class TypeOrmAuditRepository extends AuditRepository {
         ? [where]
         : [
             { ...where, operatorId: Equal(filter.operator) },
-            { ...where, operatorName: Equal(filter.operator) },
+            // Names are unique regardless of case, and ASCII: LOWER folds them alike everywhere.
+            {
+              ...where,
+              operatorName: Raw((column) => `LOWER(${column}) = :operatorName`, {
+                operatorName: filter.operator.toLowerCase(),
+              }),
+            },
           ];
     const [rows, total] = await managerOf(tx).findAndCount(AuditEventRow, {
       where: wheres,
