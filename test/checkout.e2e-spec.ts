@@ -106,6 +106,31 @@ describe('checkout (e2e)', () => {
       expectEnvelope(await lookup(t, 'vk_co_broken'), 404, 'TRANSACTION_FAILED');
     });
 
+    it('takes null for the optional errorUrl and languagePreference as left out; a null required field is refused', async () => {
+      const body = initIframeBody('vk_co_nulls', receiver.url, {
+        errorUrl: null,
+        languagePreference: null,
+      });
+      expect((await initIframe(t.url, body)).status).toBe(200);
+      const detail = await http(`${t.url}/admin/payment-sessions/vk_co_nulls`, {
+        headers: adminHeaders,
+      });
+      expect(detail.body.errorUrl).toBeUndefined();
+      expect(detail.body.checkout.languagePreference).toBeUndefined();
+      // The same request with the fields left out is the same request.
+      const without = { ...body };
+      delete without.errorUrl;
+      delete without.languagePreference;
+      expect((await initIframe(t.url, without)).status).toBe(200);
+      const refused = await initIframe(
+        t.url,
+        initIframeBody('vk_co_null_req', receiver.url, { traceId: null }),
+      );
+      expect(expectEnvelope(refused, 400, 'INVALID_PARAMETER').map((e) => e.field)).toEqual([
+        'traceId',
+      ]);
+    });
+
     it('takes amounts as decimal strings or numbers, stored exactly, and refuses 0 and three decimals', async () => {
       for (const [amount, ok] of [
         [10, true],
@@ -533,6 +558,8 @@ describe('checkout (e2e)', () => {
       expect(seen.text).not.toContain('ann.lee.checkout');
       expect(seen.text).not.toContain('Dublin');
       expect(seen.body.checkout.client).toBeUndefined();
+      expect(seen.body.checkout.destinationAccountNumber).toBeUndefined();
+      expect(seen.text).not.toContain('3369');
       expect(seen.body.payload[0].paymentResponse.customerFirstName).toBeUndefined();
       expect(seen.body.payload[0].paymentResponse.traceId).toBe('order-9001');
       for (const role of ['payments', 'admin'] as const) {
@@ -562,6 +589,8 @@ describe('checkout (e2e)', () => {
       });
       expect(after.body.checkout.client).toBeUndefined();
       expect(after.body.checkout.address).toBeUndefined();
+      expect(after.body.checkout.destinationAccountNumber).toBeUndefined();
+      expect(after.body.payload[0].paymentResponse.accountNumber).toBeUndefined();
       expect(after.body.checkout.chosenPair).toBe('USDT/TRC20');
       const events = await http(`${t.url}/admin/audit-events?size=100`, { headers: adminHeaders });
       expect(events.text).not.toContain('ann.lee.checkout');

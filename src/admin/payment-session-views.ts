@@ -94,7 +94,9 @@ export class PaymentSessionViews {
               expiresAt: new Date(checkout.expiresAt).toISOString(),
               ...optional('chosenPair', checkout.chosenPair ?? undefined),
               ...optional('languagePreference', request.languagePreference ?? undefined),
-              destinationAccountNumber: maskAccountNumber(request.destinationAccountNumber),
+              ...(personal && request.destinationAccountNumber !== null
+                ? { destinationAccountNumber: maskAccountNumber(request.destinationAccountNumber) }
+                : {}),
               brandId: request.brandId,
               ...(personal && request.client ? { client: { ...request.client } } : {}),
               ...(personal && request.address ? { address: { ...request.address } } : {}),

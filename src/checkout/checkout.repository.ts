@@ -21,8 +21,9 @@ export interface CheckoutAddress {
 
 /**
  * An init-iframe request as stored, normalised (money in minor units, codes upper case): two
- * requests are the same when their stored forms are. `client` and `address` are null once the
- * personal data was erased.
+ * requests are the same when their stored forms are. `client`, `address` and
+ * `destinationAccountNumber` (in the sandbox the payment response's `accountNumber`, a personal
+ * field) are null once the personal data was erased.
  */
 export interface CheckoutRequest {
   money: StoredMoney;
@@ -31,7 +32,7 @@ export interface CheckoutRequest {
   clientReference: string;
   traceId: string;
   description: string;
-  destinationAccountNumber: string;
+  destinationAccountNumber: string | null;
   brandId: string;
   returnUrl: string;
   errorUrl: string | null;

@@ -358,7 +358,12 @@ export class CheckoutService {
   private async eraseIn(tx: Tx, validationKey: string, now: number): Promise<void> {
     const checkout = await this.checkouts.findIn(tx, validationKey);
     if (!checkout || checkout.personalDataErasedAt !== null) return;
-    const request = { ...checkout.request, client: null, address: null };
+    const request = {
+      ...checkout.request,
+      client: null,
+      address: null,
+      destinationAccountNumber: null,
+    };
     await this.checkouts.storeErasure(tx, validationKey, request, now);
   }
 
@@ -531,7 +536,9 @@ function paidReport(checkout: CheckoutRecord, pair: string): PaymentReportDto {
       transactionReference: randomUUID(),
       paymentType: 'PAYMENT',
       paymentMethod: pair,
-      accountNumber: request.destinationAccountNumber,
+      ...(request.destinationAccountNumber === null
+        ? {}
+        : { accountNumber: request.destinationAccountNumber }),
       ...(client
         ? {
             customerDob: client.dob,

@@ -56,6 +56,11 @@ export function asciiUpperCase(value: string): string {
   return value.replace(/[a-z]+/g, (letters) => letters.toUpperCase());
 }
 
+/** Lower-cases the ASCII letters A-Z and nothing else (see asciiUpperCase: the Kelvin sign is no `k`). */
+export function asciiLowerCase(value: string): string {
+  return value.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+}
+
 /** A transform of a property's value, as plainToInstance runs it. */
 export type ValueTransform = (value: unknown) => unknown;
 
@@ -95,6 +100,20 @@ export function recordedTransforms(cls: abstract new () => object, key: string):
   }
   return chain.flat();
 }
+
+/**
+ * Omittable, and a `null` is taken as the field left out: for a field of what existing
+ * integrations send (init-iframe), whose JSON serialisers commonly write an unset field as
+ * `null`. Nowhere else: a `null` the service would store is refused (Omittable).
+ */
+export const AbsentWhenNull = (): PropertyDecorator => {
+  const omittable = Omittable();
+  const absent = recordedTransform((value) => (value === null ? undefined : value));
+  return (target, key) => {
+    omittable(target, key);
+    absent(target, key);
+  };
+};
 
 /** Codes: upper-cases the ASCII letters of a string value; anything else is left for the validators. */
 export const AsciiUpperCase = (): PropertyDecorator =>

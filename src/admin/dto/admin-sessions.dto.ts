@@ -95,13 +95,14 @@ export class CheckoutDetailDto {
   expiresAt: string;
   @ApiPropertyOptional({ example: 'USDT/TRC20' }) chosenPair?: string;
   @ApiPropertyOptional({ example: 'EN' }) languagePreference?: string;
-  @ApiProperty({
+  @ApiPropertyOptional({
     example: '5001XXXXXXXX3369',
     description:
-      'The account init-iframe named, masked like `accountNumber`: it is also the payment ' +
-      "response's `accountNumber` in the sandbox.",
+      'The account init-iframe named, masked like `accountNumber`, which it becomes in the ' +
+      'sandbox: only for the roles `payments` and `admin`, and gone once the personal data is ' +
+      'erased.',
   })
-  destinationAccountNumber: string;
+  destinationAccountNumber?: string;
   @ApiProperty({ example: '001' }) brandId: string;
   @ApiPropertyOptional({
     description: 'Personal data: for the roles payments and admin; absent once erased.',

@@ -17,7 +17,7 @@ import {
 } from '../../callbacks/callback-outbox.js';
 import { COUNTRY_CODE_PATTERN, COUNTRY_CODE_RULE } from '../../catalog/dto/catalog-query.dto.js';
 import { toMinorUnits } from '../../common/money.js';
-import { AsciiUpperCase, IsMoneyAmount, Omittable, Trim } from '../../common/validators.js';
+import { AbsentWhenNull, AsciiUpperCase, IsMoneyAmount, Trim } from '../../common/validators.js';
 import {
   VALIDATION_KEY_DESCRIPTION,
   VALIDATION_KEY_PATTERN,
@@ -226,7 +226,7 @@ export class InitIframeDto {
     description:
       'Called back when the payment fails or is not completed. Its origin may frame the page.',
   })
-  @Omittable()
+  @AbsentWhenNull()
   @CallbackUrl()
   errorUrl?: string;
 
@@ -236,7 +236,7 @@ export class InitIframeDto {
     description:
       "The page's language when the service has it (EN, DE); English otherwise. Case-insensitive.",
   })
-  @Omittable()
+  @AbsentWhenNull()
   @IsString({ message: 'must be a language tag such as EN or de-AT' })
   @Length(2, 35, { message: 'must be a language tag such as EN or de-AT' })
   @Matches(LANGUAGE_PATTERN, { message: 'must be a language tag such as EN or de-AT' })
