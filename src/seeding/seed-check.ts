@@ -141,6 +141,7 @@ export class SeedCheck {
 
   /** A known section whose value is not a list: null is an absent section, anything else an error. */
   async value(name: SeedSection, plain: unknown): Promise<void> {
+    if (plain === null) return;
     const section = this.sections.get(name)!;
     const { errors } = await validatePlain(SeedFileDto, { [name]: plain }, STRICT);
     section.otherErrors.push(...errors);

@@ -379,6 +379,12 @@ describe('validateSeed', () => {
     }
   });
 
+  it('takes a section that is null as a section left out', async () => {
+    for (const section of ['cryptoPairs', 'merchants', 'paymentSessions', 'operators']) {
+      expect((await validateSeed({ [section]: null })).ok).toBe(true);
+    }
+  });
+
   it('reports records that are not objects by their index', async () => {
     expect(await errorsOf({ cryptoPairs: [pair('USDT', 'TRC20', 'IE'), 42, null] })).toEqual([
       { field: 'cryptoPairs[1]', message: expect.any(String) },
