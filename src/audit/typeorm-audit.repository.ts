@@ -20,6 +20,7 @@ import type { AuditEvent } from './audit-chain.js';
 import { AuditEventRow } from './audit-event.entity.js';
 import { AuditFilter, AuditRepository, ChainHead } from './audit.repository.js';
 import { AUDIT_CHAIN_LOCK } from './migration-events.js';
+import { asciiLowerCase } from '../common/validators.js';
 
 /** The head of the chain: on the write path of every audited change, a plain statement. */
 const LAST_EVENT = 'SELECT seq, hash, at FROM audit_event ORDER BY seq DESC LIMIT 1';
@@ -148,7 +149,7 @@ export class TypeOrmAuditRepository extends AuditRepository {
             {
               ...where,
               operatorName: Raw((column) => `LOWER(${column}) = :operatorName`, {
-                operatorName: filter.operator.toLowerCase(),
+                operatorName: asciiLowerCase(filter.operator),
               }),
             },
           ];

@@ -4,6 +4,7 @@ import { AuditKeyring } from '../../src/audit/audit-keys.js';
 import { AuditFilter, AuditRepository } from '../../src/audit/audit.repository.js';
 import type { Tx } from '../../src/database/transactions.js';
 import { Rollbackable, copy } from './in-memory-transactions.js';
+import { asciiLowerCase } from '../../src/common/validators.js';
 
 /** The audit trail in memory, rolled back with the transaction that appended to it. */
 export class InMemoryAuditEvents extends AuditRepository implements Rollbackable {
@@ -42,7 +43,7 @@ export class InMemoryAuditEvents extends AuditRepository implements Rollbackable
         (e) =>
           (filter.operator === undefined ||
             e.operatorId === filter.operator ||
-            e.operatorName === filter.operator) &&
+            e.operatorName.toLowerCase() === asciiLowerCase(filter.operator)) &&
           (filter.action === undefined || e.action === filter.action) &&
           (filter.target === undefined || e.target === filter.target) &&
           (filter.from === undefined || e.at >= filter.from) &&
