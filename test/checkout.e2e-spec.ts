@@ -10,7 +10,14 @@ import {
   openPage,
   tokenFor,
 } from './support/checkout.js';
-import { adminHeaders, expectEnvelope, http, startTestApp, TestApp } from './support/test-app.js';
+import {
+  adminHeaders,
+  createOperator,
+  expectEnvelope,
+  http,
+  startTestApp,
+  TestApp,
+} from './support/test-app.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 
 const lookup = (t: TestApp, key: string) =>
@@ -485,13 +492,8 @@ describe('checkout (e2e)', () => {
     /** The headers of a new operator of the role. */
     const operator = async (role: 'viewer' | 'payments' | 'catalog' | 'admin') => {
       operators += 1;
-      const created = await http(`${t.url}/admin/operators`, {
-        method: 'POST',
-        headers: adminHeaders,
-        body: { name: `${role}-${operators}`, role },
-      });
-      expect(created.status).toBe(201);
-      return { authorization: `Bearer ${created.body.token}` };
+      const created = await createOperator(t, `${role}-${operators}`, role);
+      return { authorization: `Bearer ${created.token}` };
     };
     const viewer = () => operator('viewer');
 

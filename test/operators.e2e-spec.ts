@@ -8,6 +8,7 @@ import { OPERATOR_ROLES } from '../src/access/operator-role.js';
 import {
   ADMIN_TOKEN,
   adminHeaders,
+  createOperator,
   callbacksWhen,
   expectEnvelope,
   http,
@@ -158,16 +159,6 @@ const call = (t: TestApp, route: (typeof OPERATOR_ROUTES)[number], headers: obje
     headers: headers as Record<string, string>,
     body: route.body,
   });
-
-async function createOperator(t: TestApp, name: string, role: string) {
-  const r = await http(`${t.url}/admin/operators`, {
-    method: 'POST',
-    headers: adminHeaders,
-    body: { name, role },
-  });
-  expect(r.status).toBe(201);
-  return r.body as { id: string; name: string; role: string; token: string };
-}
 
 async function auditEvents(t: TestApp, query = '', size = 100) {
   const r = await http(`${t.url}/admin/audit-events?size=${size}${query}`, {

@@ -1,5 +1,6 @@
 import {
   adminHeaders,
+  createOperator,
   expectEnvelope,
   http,
   HttpResult,
@@ -432,12 +433,8 @@ describe('payment sessions: operator reports and the state machine (e2e)', () =>
       expect(whole.body.returnUrl).toBe('https://shop.example/return?token=s3cr3t#top');
       expect(whole.body.errorUrl).toBe('https://shop.example/error?token=s3cr3t');
       for (const role of ['viewer', 'catalog']) {
-        const operator = await http(`${t.url}/admin/operators`, {
-          method: 'POST',
-          headers: adminHeaders,
-          body: { name: `urls-${role}`, role },
-        });
-        const seen = await detail({ authorization: `Bearer ${operator.body.token}` });
+        const operator = await createOperator(t, `urls-${role}`, role);
+        const seen = await detail({ authorization: `Bearer ${operator.token}` });
         expect(seen.status).toBe(200);
         expect(seen.body.returnUrl).toBe('https://shop.example/return');
         expect(seen.body.errorUrl).toBe('https://shop.example/error');

@@ -210,6 +210,17 @@ export async function loggedLine(
 
 export const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
+/** An operator made with ADMIN_TOKEN: its id, name, role and token (shown this once). */
+export async function createOperator(t: { url: string }, name: string, role: string) {
+  const r = await http(`${t.url}/admin/operators`, {
+    method: 'POST',
+    headers: adminHeaders,
+    body: { name, role },
+  });
+  expect(r.status).toBe(201);
+  return r.body as { id: string; name: string; role: string; token: string };
+}
+
 /** The operator's listing of a session's callbacks on the service at `baseUrl`. */
 export const callbacksOf = (baseUrl: string, key: string) =>
   http(`${baseUrl}/admin/payment-sessions/${key}/callbacks`, { headers: adminHeaders });
