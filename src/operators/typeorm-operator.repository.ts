@@ -4,6 +4,7 @@ import { PreparedReads } from '../database/prepared-reads.js';
 import type { Tx } from '../database/transactions.js';
 import { managerOf } from '../database/typeorm-transactions.js';
 import type { OperatorRole } from '../access/operator-role.js';
+import { asciiLowerCase } from '../common/validators.js';
 import { Operator } from './operator.entity.js';
 import { ActiveOperator, OperatorRecord, OperatorRepository } from './operator.repository.js';
 
@@ -69,7 +70,7 @@ export class TypeOrmOperatorRepository extends OperatorRepository {
 
 /** Names are ASCII (OPERATOR_NAME_PATTERN): lower-casing folds every case alike. */
 function nameKeyOf(name: string): string {
-  return name.toLowerCase();
+  return asciiLowerCase(name);
 }
 
 function toRecord(row: Operator | null): OperatorRecord | undefined {

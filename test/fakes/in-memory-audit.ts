@@ -43,7 +43,7 @@ export class InMemoryAuditEvents extends AuditRepository implements Rollbackable
         (e) =>
           (filter.operator === undefined ||
             e.operatorId === filter.operator ||
-            e.operatorName.toLowerCase() === asciiLowerCase(filter.operator)) &&
+            asciiLowerCase(e.operatorName) === asciiLowerCase(filter.operator)) &&
           (filter.action === undefined || e.action === filter.action) &&
           (filter.target === undefined || e.target === filter.target) &&
           (filter.from === undefined || e.at >= filter.from) &&
