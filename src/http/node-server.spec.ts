@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import pino from 'pino';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { DRAIN_QUIET_MS, NodeServer } from './node-server.js';
 
 const TIMEOUTS = { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 30_000 };
@@ -27,9 +29,13 @@ describe('NodeServer.drain', () => {
   let received: string;
   let failure: string | undefined;
   let closed: Promise<void>;
+  let lastResponse: WeakRef<object> | undefined;
 
   beforeEach(async () => {
-    server = createServer((_request, response) => response.end('ok'));
+    server = createServer((_request, response) => {
+      lastResponse = new WeakRef(response);
+      response.end('ok');
+    });
     node = new NodeServer(server, pino({ level: 'silent' }));
     node.attach(TIMEOUTS);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -74,5 +80,18 @@ describe('NodeServer.drain', () => {
     await drained;
     expect({ answers: answers(), failure }).toEqual({ answers: 2, failure: undefined });
     expect(received).toMatch(/\r\nConnection: close\r\n/i);
+  });
+
+  it('keeps no answered response alive while its connection stays open', async () => {
+    // A full collection, through V8's documented flag (`gc` is exposed to new contexts).
+    setFlagsFromString('--expose-gc');
+    const collect = runInNewContext('gc') as () => void;
+    await new Promise((resolve) => setImmediate(resolve));
+    collect();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect({ open: !client.destroyed, kept: lastResponse?.deref() !== undefined }).toEqual({
+      open: true,
+      kept: false,
+    });
   });
 });

@@ -18,7 +18,7 @@ const CLIENT_ERROR_CODES: Record<string, ErrorCode> = {
 /** Parser errors that mean the client closed the connection, not that it sent something wrong. */
 const CLIENT_GONE = new Set(['ECONNRESET', 'HPE_INVALID_EOF_STATE']);
 
-/** The response a connection is answering (or answered last): what draining must mark. */
+/** The response a connection is answering: what draining must mark. */
 const ANSWERING = Symbol('answering');
 /** While draining: since when a connection has been seen quiet, and the bytes it had read then. */
 const QUIET_SINCE = Symbol('quietSince');
@@ -79,7 +79,15 @@ export class NodeServer {
       });
     });
     this.server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
-      (request.socket as Connection)[ANSWERING] = response;
+      const connection = request.socket as Connection;
+      connection[ANSWERING] = response;
+      // Forgotten once it is over: a kept-alive connection would otherwise hold its last request
+      // and response, and all they reference, until its next request, and carry them through
+      // every young collection (bench/README.md, "What young collections keep alive"). 'close'
+      // comes once per response; `on` saves the wrapper `once` would allocate.
+      response.on('close', () => {
+        if (connection[ANSWERING] === response) connection[ANSWERING] = undefined;
+      });
       if (this.draining) closeAfter(response);
     });
     this.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
