@@ -83,8 +83,8 @@ export class NodeServer {
       connection[ANSWERING] = response;
       // Forgotten once it is over: a kept-alive connection would otherwise hold its last request
       // and response, and all they reference, until its next request, and carry them through
-      // every young collection (bench/README.md, "What young collections keep alive"). 'close'
-      // comes once per response; `on` saves the wrapper `once` would allocate.
+      // every young collection (bench/README.md, "A kept-alive connection held its last
+      // response"). 'close' comes once per response; `on` saves the wrapper `once` would allocate.
       response.on('close', () => {
         if (connection[ANSWERING] === response) connection[ANSWERING] = undefined;
       });
