@@ -163,7 +163,13 @@ describe('PostgreSQL beside SQLite (e2e)', () => {
     const source = new DataSource(dataSourceOptions(postgres.url));
     try {
       await source.initialize();
-      const pool = poolOf(source)!;
+      const pool = poolOf(source);
+      if (!pool) {
+        throw new Error(
+          "TypeORM did not make its pool with the pg module's Pool given as its `driver` option " +
+            '(src/database/dialect.ts, recordingPgModule; docs/decisions.md, "Documented APIs only")',
+        );
+      }
       // Two at once: the idle connection TypeORM's start left, and a new one.
       const outcomes = await Promise.all(
         [0, 1].map(

@@ -148,8 +148,17 @@ describe('requests at the edges (e2e)', () => {
         ? [(adapter.getInstance() as Express).request, (adapter.getInstance() as Express).response]
         : [IncomingMessage.prototype, ServerResponse.prototype];
     expect(seen).toHaveLength(1);
-    expect(seen[0][0]).toBe(expected[0]);
-    expect(seen[0][1]).toBe(expected[1]);
+    // Named so that an upgrade that breaks it says what it broke.
+    const built = (actual: object, wanted: object, what: string) =>
+      actual === wanted
+        ? what
+        : `${what} built on another prototype: Node's createServer({ IncomingMessage, ` +
+          "ServerResponse }) or Express's app.request / app.response changed " +
+          '(src/http/platform.ts, constructorOn; docs/decisions.md, "Documented APIs only")';
+    expect([
+      built(seen[0][0], expected[0], 'request'),
+      built(seen[0][1], expected[1], 'response'),
+    ]).toEqual(['request', 'response']);
   });
 
   describe('requests Node refuses before the application', () => {

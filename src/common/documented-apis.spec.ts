@@ -21,6 +21,7 @@ const RULES: Rule[] = [
     name: 'a prototype used or patched (`.prototype.`, setPrototypeOf)',
     pattern: /\.prototype\.|\bsetPrototypeOf\s*\(|\.__proto__\b/,
   },
+  { name: 'a prototype assigned (`X.prototype = …`)', pattern: /\.prototype\s*=(?!=)/ },
   {
     // Any module below a package's main entry: a package documents its API at its entry, and a
     // file below it (`pkg/cjs/…`, `@scope/pkg/constants.js`) can move in any release.
@@ -44,6 +45,12 @@ const ALLOWED: { file: string; rule: string; line: RegExp }[] = [
     file: 'src/http/node-server.ts',
     rule: 'a prototype used or patched (`.prototype.`, setPrototypeOf)',
     line: /^\s*NetServer\.prototype\.close\.call\(this\.server\);$/,
+  },
+  {
+    // Node's server builds requests and responses on Express's documented prototypes.
+    file: 'src/http/platform.ts',
+    rule: 'a prototype assigned (`X.prototype = …`)',
+    line: /^\s*Constructor\.prototype = prototype;$/,
   },
 ];
 
@@ -106,6 +113,7 @@ describe('documented APIs only', () => {
     ['const pool = (ds.driver as unknown as { master: Pool }).master;', 'cast'],
     ['socket._httpMessage.end();', 'underscore'],
     ['Server.prototype.close = function () {};', 'prototype'],
+    ['Request.prototype = app.request;', 'prototype assigned'],
     ["const k = Symbol.for('nodejs.rejection');", 'Symbol.for'],
   ])('names %s', (line, word) => {
     const [finding] = findInternals('src/x.ts', `// a comment\n${line}\n`);

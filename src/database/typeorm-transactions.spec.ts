@@ -84,6 +84,17 @@ describe('TypeOrmTransactions on SQLite', () => {
     await dataSource.destroy();
   });
 
+  it('holds the connection TypeORM opens with the given sqlite3 module', async () => {
+    // TypeORM's documented `driver` option: TypeORM must open its connection with the module's
+    // own Database for SqliteConnection to hold it (docs/decisions.md, "Documented APIs only").
+    const held = sqlite.isOpen
+      ? 'held'
+      : "TypeORM did not open its connection with the sqlite3 module's Database given as its " +
+        '`driver` option (src/database/sqlite-connection.ts, driverModule)';
+    expect(held).toBe('held');
+    expect((await sqlite.run<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
+
   const insert = (tx: Tx, name: string) =>
     managerOf(tx).query('INSERT INTO t (name) VALUES (?)', [name]);
   const names = async () =>

@@ -128,11 +128,20 @@ function routedUrl(request: IncomingMessage): string {
   return routable;
 }
 
-/** A constructor running Node's `base` whose objects get `prototype` (Express's own). */
-function constructorOn<T>(base: T, prototype: object): T {
-  const init = base as unknown as (this: object, first: unknown, second: unknown) => void;
-  function Constructor(this: object, first: unknown, second: unknown): void {
-    init.call(this, first, second);
+/**
+ * A constructor for Node's server (`new`, as its documented options are called) that builds its
+ * object with Node's own `base` and gives it `prototype`: Express's `app.request` or
+ * `app.response`, its documented extension points, themselves built on Node's prototypes. It is
+ * what `class extends base` does, with the new object's prototype chosen (`Reflect.construct`'s
+ * new target); nothing of Node's or Express's is changed (docs/decisions.md, "Documented APIs
+ * only").
+ */
+function constructorOn<T extends typeof IncomingMessage | typeof ServerResponse>(
+  base: T,
+  prototype: object,
+): T {
+  function Constructor(...args: unknown[]): object {
+    return Reflect.construct(base, args, Constructor) as object;
   }
   Constructor.prototype = prototype;
   return Constructor as unknown as T;

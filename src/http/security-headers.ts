@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * Security headers of helmet. The only HTML the service serves is Swagger UI, whose page needs
  * inline styles and data: images; everything else is JSON.
  */
-const HELMET_OPTIONS = {
+export const HELMET_OPTIONS = {
   contentSecurityPolicy: {
     directives: {
       defaultSrc: ["'self'"],
@@ -21,18 +21,32 @@ const HELMET_OPTIONS = {
 
 /**
  * The headers helmet sets, computed once: they do not depend on the request, and helmet's
- * middleware rebuilds them for every request.
+ * middleware rebuilds them for every request. helmet runs once on a response that collects what
+ * it sets through Node's `setHeader` and `removeHeader`; anything else it asks of the response
+ * fails here, at start, naming it (docs/decisions.md, "Documented APIs only").
+ * security-headers.spec.ts checks the result against helmet on a real server.
  */
 export function securityHeaders(): Record<string, string> {
   const headers: Record<string, string> = {};
-  const collect = {
+  const methods = {
     setHeader: (name: string, value: string | number) => (headers[name] = String(value)),
     removeHeader: (name: string) => delete headers[name],
   };
+  const response = new Proxy(methods, {
+    get(target, name) {
+      if (name === 'setHeader' || name === 'removeHeader') return target[name];
+      throw new Error(
+        `helmet read response.${String(name)}: securityHeaders() (src/http/security-headers.ts) ` +
+          'collects its headers through setHeader and removeHeader only',
+      );
+    },
+  });
   helmet(HELMET_OPTIONS)(
     {} as IncomingMessage,
-    collect as unknown as ServerResponse,
-    () => undefined,
+    response as unknown as ServerResponse,
+    (error?: unknown) => {
+      if (error) throw error;
+    },
   );
   return headers;
 }
