@@ -22,27 +22,31 @@ export class BatchedReads<V> {
   /** Batches waiting for a free slot, oldest first. */
   private readonly waiting: (() => void)[] = [];
 
+  /**
+   * @param readKeys the owner's one statement for a batch of keys, by key (for the status lookup:
+   *   TypeOrmPaymentSessionRepository.readSessions)
+   */
   constructor(
-    read: (keys: readonly string[]) => Promise<ReadonlyMap<string, V>>,
+    private readonly readKeys: (keys: readonly string[]) => Promise<ReadonlyMap<string, V>>,
     options: BatchOptions,
   ) {
     this.free = options.concurrency;
-    this.loader = new DataLoader<string, V | undefined>(
-      async (keys) => {
-        try {
-          const found = await read(keys);
-          return keys.map((key) => found.get(key));
-        } finally {
-          this.release();
-        }
-      },
-      {
-        cache: false,
-        maxBatchSize: options.maxBatch,
-        batchScheduleFn: (dispatch) => this.schedule(dispatch),
-      },
-    );
+    this.loader = new DataLoader<string, V | undefined>(this.readBatch, {
+      cache: false,
+      maxBatchSize: options.maxBatch,
+      batchScheduleFn: (dispatch) => this.schedule(dispatch),
+    });
   }
+
+  /** One batch: the keys DataLoader gathered, read by readKeys, each given its value. */
+  private readonly readBatch = async (keys: readonly string[]): Promise<(V | undefined)[]> => {
+    try {
+      const found = await this.readKeys(keys);
+      return keys.map((key) => found.get(key));
+    } finally {
+      this.release();
+    }
+  };
 
   /** The value of the key, undefined when there is none. */
   read(key: string): Promise<V | undefined> {

@@ -37,7 +37,9 @@ export class PreparedReads implements OnApplicationShutdown {
 
   /**
    * The rows of `select` (a statement without WHERE) whose `column` is one of the keys, in one
-   * statement.
+   * statement: the WHERE clause and the keys' one parameter come from the read connection of the
+   * database in use (`inKeys`, `keysParameter`: SqliteReads, PostgresReads or SharedConnectionReads
+   * in read-connection.ts, chosen by openReadConnection).
    */
   async byKeys<T>(select: string, column: string, keys: readonly string[]): Promise<T[]> {
     const connection = await this.open();

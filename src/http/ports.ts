@@ -4,8 +4,8 @@ import type { Caller } from '../access/caller.js';
 
 /**
  * What the HTTP layer needs from the features, as small contracts they provide: it reads no
- * key, session or metric itself. The caller the access policy attached (`Caller`, the merchants
- * feature's type) is only passed on.
+ * key, session or metric itself. The caller the access policy attached (`Caller`, the access
+ * feature's type: src/access/caller.ts) is only passed on.
  */
 
 /** A request that no route serves, as a feature that owns its path sees it. */

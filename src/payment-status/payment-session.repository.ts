@@ -3,13 +3,13 @@ import type { StoredReport } from './payment-status.shapes.js';
 import type { PaymentStatus } from './payment-status.types.js';
 import type { Actor } from './actor.js';
 
-/** A payment session as stored. */
 /** Where the merchant is called back; never part of what the status lookup shows. */
 export interface CallbackUrls {
   returnUrl: string | null;
   errorUrl: string | null;
 }
 
+/** A payment session as stored. */
 export interface SessionRecord extends StoredReport, CallbackUrls {
   validationKey: string;
   merchantId: string;
@@ -74,9 +74,15 @@ export interface SessionListQuery {
   limit: number;
 }
 
-/** Storage of payment sessions and their transitions. */
+/**
+ * Storage of payment sessions and their transitions. Provided by TypeOrmPaymentSessionRepository
+ * (typeorm-payment-session.repository.ts; bound in payment-status.module.ts).
+ */
 export abstract class PaymentSessionRepository {
-  /** The session by key, read on the hot path (outside any transaction). */
+  /**
+   * The session by key, read on the hot path (outside any transaction): batched with the keys
+   * asked at the same time, see TypeOrmPaymentSessionRepository.lookUp.
+   */
   abstract lookUp(validationKey: string): Promise<SessionRecord | undefined>;
 
   /** The session by key, inside a transaction. */
