@@ -129,19 +129,23 @@ function routedUrl(request: IncomingMessage): string {
 }
 
 /**
- * A constructor for Node's server (`new`, as its documented options are called) that builds its
- * object with Node's own `base` and gives it `prototype`: Express's `app.request` or
- * `app.response`, its documented extension points, themselves built on Node's prototypes. It is
- * what `class extends base` does, with the new object's prototype chosen (`Reflect.construct`'s
- * new target); nothing of Node's or Express's is changed (docs/decisions.md, "Documented APIs
- * only").
+ * A constructor for Node's server (its documented `IncomingMessage` / `ServerResponse` options)
+ * whose objects have `prototype`, Express's `app.request` or `app.response` (its documented
+ * extension points, built on Node's prototypes), and are initialised by Node's own constructor,
+ * called on them. Node's are functions, not classes: `Reflect.construct` with a new target, the
+ * form a class would need, measured about five times the CPU a request (docs/decisions.md,
+ * "Documented APIs only"), so a class is refused here, at start, by name.
  */
-function constructorOn<T extends typeof IncomingMessage | typeof ServerResponse>(
-  base: T,
-  prototype: object,
-): T {
-  function Constructor(...args: unknown[]): object {
-    return Reflect.construct(base, args, Constructor) as object;
+function constructorOn<T>(base: T, prototype: object): T {
+  const init = base as unknown as (this: object, first: unknown, second: unknown) => void;
+  if (String(init).startsWith('class')) {
+    throw new Error(
+      `Node's ${init.name} is a class: src/http/platform.ts (constructorOn) cannot build it on ` +
+        "Express's prototypes",
+    );
+  }
+  function Constructor(this: object, first: unknown, second: unknown): void {
+    init.call(this, first, second);
   }
   Constructor.prototype = prototype;
   return Constructor as unknown as T;

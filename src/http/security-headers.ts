@@ -28,22 +28,23 @@ export const HELMET_OPTIONS = {
  */
 export function securityHeaders(): Record<string, string> {
   const headers: Record<string, string> = {};
-  const methods = {
+  const methods: Record<string, unknown> = {
     setHeader: (name: string, value: string | number) => (headers[name] = String(value)),
     removeHeader: (name: string) => delete headers[name],
   };
-  const response = new Proxy(methods, {
-    get(target, name) {
-      if (name === 'setHeader' || name === 'removeHeader') return target[name];
-      throw new Error(
-        `helmet read response.${String(name)}: securityHeaders() (src/http/security-headers.ts) ` +
-          'collects its headers through setHeader and removeHeader only',
-      );
-    },
-  });
+  const collector = (what: string, allowed: Record<string, unknown>) =>
+    new Proxy(allowed, {
+      get(target, name) {
+        if (typeof name === 'string' && name in target) return target[name];
+        throw new Error(
+          `helmet read ${what}.${String(name)}: securityHeaders() (src/http/security-headers.ts) ` +
+            'gives it no request and collects its headers through setHeader and removeHeader only',
+        );
+      },
+    });
   helmet(HELMET_OPTIONS)(
-    {} as IncomingMessage,
-    response as unknown as ServerResponse,
+    collector('request', {}) as unknown as IncomingMessage,
+    collector('response', methods) as unknown as ServerResponse,
     (error?: unknown) => {
       if (error) throw error;
     },
