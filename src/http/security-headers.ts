@@ -21,9 +21,9 @@ export const HELMET_OPTIONS = {
 
 /**
  * The headers helmet sets, computed once: they do not depend on the request, and helmet's
- * middleware rebuilds them for every request. helmet runs once on a response that collects what
- * it sets through Node's `setHeader` and `removeHeader`; anything else it asks of the response
- * fails here, at start, naming it (docs/decisions.md, "Documented APIs only").
+ * middleware rebuilds them for every request. helmet runs once, given no request and a response
+ * that collects what it sets through Node's `setHeader` and `removeHeader`; anything else it asks
+ * of either fails here, at start, naming it (docs/decisions.md, "Documented APIs only").
  * security-headers.spec.ts checks the result against helmet on a real server.
  */
 export function securityHeaders(): Record<string, string> {
@@ -35,7 +35,7 @@ export function securityHeaders(): Record<string, string> {
   const collector = (what: string, allowed: Record<string, unknown>) =>
     new Proxy(allowed, {
       get(target, name) {
-        if (typeof name === 'string' && name in target) return target[name];
+        if (typeof name === 'string' && Object.hasOwn(target, name)) return target[name];
         throw new Error(
           `helmet read ${what}.${String(name)}: securityHeaders() (src/http/security-headers.ts) ` +
             'gives it no request and collects its headers through setHeader and removeHeader only',

@@ -142,7 +142,8 @@ export function logCompletion(
   const method = request.method ?? '';
   const url = line.url();
   // Written by pino's own call: about 0.7 µs a line more than a line built by hand from pino's
-  // internals, which an upgrade of pino could break (bench/README.md, "Removed micro-benchmarks and scripts").
+  // internals, which an upgrade of pino could break (bench/README.md, "Removed micro-benchmarks
+  // and scripts").
   const fields: CompletionFields = { requestId: requestIdOf(request), method, url };
   if (line.route !== undefined) fields.route = line.route;
   if (aborted) fields.aborted = true;
