@@ -123,6 +123,22 @@ describe('requests at the edges (e2e)', () => {
     expect(JSON.parse(r.body)).toHaveProperty('payload');
   });
 
+  it('serves a target in absolute form (RFC 9112) as its path, key and spelling checked alike', async () => {
+    const target = `http://gateway.example/api/gateway/payment-status/${SESSION}`;
+    const anonymous = await rawRequest(t.url, get(target));
+    expectRawEnvelope(anonymous, 401, 'UNAUTHORIZED');
+    const found = await rawRequest(t.url, get(target, { key: KEY }));
+    expect({ status: found.status, body: JSON.parse(found.body) as unknown }).toEqual({
+      status: 200,
+      body: { payload: [{ status: 'PENDING' }] },
+    });
+    const odd = await rawRequest(
+      t.url,
+      get(`http://gateway.example/API/gateway/payment-status/${SESSION}`, { key: KEY }),
+    );
+    expect({ status: odd.status, body: odd.body }).toEqual({ status: 404, body: NOT_FOUND_BODY });
+  });
+
   it("builds requests and responses on the platform's prototypes from the start", async () => {
     // Express re-parents each request and response unless Node already built them on its
     // prototypes; the re-parenting keeps request memory alive through young collections.

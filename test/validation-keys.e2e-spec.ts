@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { PROCESS_TEST_TIMEOUT_MS, runSeed } from './support/main-process.js';
 import { adminHeaders, expectEnvelope, http, startTestApp, TestApp } from './support/test-app.js';
 
-const RULE = 'must be 1 to 255 printable ASCII characters without "/"';
+const RULE = 'must be 1 to 255 printable ASCII characters without "/", and not "." or ".."';
 const NOT_FOUND = JSON.stringify({
   errors: [
     {
@@ -98,6 +98,48 @@ describe('validation keys (e2e)', () => {
     const s = await http(`${t.url}/api/gateway/payment-status/${encodeURIComponent(key)}`);
     expect(s.status).toBe(200);
     expect(s.body).toEqual({ payload: [{ status: 'PENDING' }] });
+  });
+
+  it('takes a key with ";" sent unescaped whole, never the part before it', async () => {
+    // Two sessions, one key the other's up to ";": each request must reach its own.
+    expect((await put('semi')).status).toBe(201);
+    const report = await http(`${t.url}/admin/payment-sessions/semi;colon`, {
+      method: 'PUT',
+      headers: adminHeaders,
+      body: { merchantId: 'acme', status: 'FAILED', errorMessage: 'Declined' },
+    });
+    expect({ status: report.status, key: report.body.validationKey }).toEqual({
+      status: 201,
+      key: 'semi;colon',
+    });
+    const status = async (path: string) =>
+      (await http(`${t.url}/api/gateway/payment-status/${path}`)).body;
+    expect(await status('semi')).toEqual({ payload: [{ status: 'PENDING' }] });
+    const failed = { payload: [{ status: 'FAILED', errorMessage: 'Declined' }] };
+    expect(await status('semi;colon')).toEqual(failed);
+    expect(await status('semi%3Bcolon')).toEqual(failed);
+    const history = await http(`${t.url}/admin/payment-sessions/semi;colon/history`, {
+      headers: adminHeaders,
+    });
+    expect(history.status).toBe(200);
+    expect(history.body).toMatchObject({
+      validationKey: 'semi;colon',
+      payload: [{ from: null, to: 'FAILED' }],
+    });
+    expect(await storedKeys()).toEqual(expect.arrayContaining(['semi', 'semi;colon']));
+  });
+
+  it('refuses "." and ".." as keys in a body: no URL could reach them', async () => {
+    for (const key of ['.', '..']) {
+      const r = await http(`${t.url}/admin/payment-sessions/vk_existing`, {
+        method: 'PUT',
+        headers: adminHeaders,
+        body: { merchantId: 'acme', status: 'PENDING', paymentResponse: { validationKey: key } },
+      });
+      expect(expectEnvelope(r, 400, 'INVALID_PARAMETER')).toEqual([
+        expect.objectContaining({ field: 'paymentResponse.validationKey', message: RULE }),
+      ]);
+    }
   });
 
   it('refuses a paymentResponse.validationKey that breaks the rule', async () => {

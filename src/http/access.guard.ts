@@ -39,8 +39,10 @@ export class AccessGuard implements CanActivate {
     const served = routes.find((r) => !r.catchAll && spells(r, spelled));
     // The route it reached (a handler serves one route per path, aliases included).
     const route = served ?? routes.find((r) => r.segments.length === spelled.length) ?? routes[0];
-    if (served) markRoute(raw, served.template);
-    else if (!route.atRoot && !this.routes.isBelowPrefix(path)) {
+    if (served) {
+      markRoute(raw, served.template);
+      if (path.includes(';')) spelledParameters(served, spelled, request);
+    } else if (!route.atRoot && !this.routes.isBelowPrefix(path)) {
       // CONTEXT_PATH spelled otherwise: outside the application's routes.
       throw this.unserved.notServed(raw.method ?? 'GET', path);
     }
@@ -80,6 +82,22 @@ export class AccessGuard implements CanActivate {
 interface Declared {
   declared: DeclaredAccess;
   routes: readonly Route[];
+}
+
+/**
+ * The routers were handed the path with each segment's `;params` dropped (paths.ts), which a
+ * parameter keeps: it is the whole segment the client sent (`semi;colon` is a validation key, not
+ * `semi`). Positions match, as the target spells the route segment for segment.
+ */
+function spelledParameters(
+  route: Route,
+  spelled: readonly string[],
+  request: { params?: Record<string, string> },
+): void {
+  const params = (request.params ??= {});
+  route.segments.forEach((word, i) => {
+    if (word.startsWith(':')) params[word.slice(1)] = decodeURIComponent(spelled[i]);
+  });
 }
 
 /** What an operator request acted on, as the audit trail names it: the last path parameter. */

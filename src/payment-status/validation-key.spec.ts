@@ -9,11 +9,15 @@ import { createValidationPipe, validatePlain } from '../common/validation.js';
 import { ValidationKeyParams } from '../admin/dto/admin-params.dto.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { merchantServices } from '../../test/fakes/merchant-services.js';
+import { INIT_IFRAME_EXAMPLE, InitIframeDto } from '../checkout/dto/init-iframe.dto.js';
 import { SeedPaymentSessionDto } from './dto/payment-report.dto.js';
 import { PaymentSessionService } from './payment-session.service.js';
 import { VALIDATION_KEY_RULE, isValidationKey } from './payment-status.types.js';
 
-/** Keys the contract's rule refuses: empty, too long, `/`, control characters, non-ASCII. */
+/**
+ * Keys the rule refuses: empty, too long, `/`, control characters, non-ASCII (the contract), and
+ * the two that no URL can carry as a segment.
+ */
 const IMPOSSIBLE_KEYS: [string, string][] = [
   ['empty', ''],
   ['256 characters', 'k'.repeat(256)],
@@ -27,6 +31,8 @@ const IMPOSSIBLE_KEYS: [string, string][] = [
   ['a dotless ı', 'vk_ı'],
   ['an emoji', 'vk_😀'],
   ['a no-break space', 'vk\u00a01'],
+  ['only a dot', '.'],
+  ['only two dots', '..'],
 ];
 
 const POSSIBLE_KEYS: [string, string][] = [
@@ -35,6 +41,8 @@ const POSSIBLE_KEYS: [string, string][] = [
   ['every printable ASCII character but the slash', printableAsciiWithoutSlash()],
   ['spaces', 'vk with spaces'],
   ['punctuation', 'vk.1-2_3~4%5?6#7'],
+  ['three dots', '...'],
+  ['a dot and more', '.vk'],
 ];
 
 async function setup() {
@@ -74,7 +82,9 @@ describe('the validation key rule', () => {
   });
 
   it('says what it wants in its message', () => {
-    expect(VALIDATION_KEY_RULE).toBe('must be 1 to 255 printable ASCII characters without "/"');
+    expect(VALIDATION_KEY_RULE).toBe(
+      'must be 1 to 255 printable ASCII characters without "/", and not "." or ".."',
+    );
   });
 });
 
@@ -101,6 +111,18 @@ describe('every place that takes a validation key applies the rule', () => {
       status: 'PENDING',
     });
     expect(errors).toEqual([{ field: 'validationKey', message: VALIDATION_KEY_RULE }]);
+  });
+
+  it.each(IMPOSSIBLE_KEYS)('init-iframe refuses a key with %s', async (_w, key) => {
+    const { errors } = await validatePlain(InitIframeDto, {
+      ...INIT_IFRAME_EXAMPLE,
+      validationKey: key,
+    });
+    expect(errors).toEqual([{ field: 'validationKey', message: VALIDATION_KEY_RULE }]);
+  });
+
+  it('init-iframe takes the example as it is', async () => {
+    expect((await validatePlain(InitIframeDto, INIT_IFRAME_EXAMPLE)).errors).toEqual([]);
   });
 
   it.each(IMPOSSIBLE_KEYS)(
