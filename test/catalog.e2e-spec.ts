@@ -190,6 +190,12 @@ describe('catalog (e2e)', () => {
     expect(again.status).toBe(304);
     expect(again.text).toBe('');
     expect(again.headers.get('etag')).toBe(etag);
+    expect(again.headers.get('cache-control')).toBe('private, max-age=60');
+    // No body, so nothing describes one (RFC 9110 section 15.4.5), on either platform.
+    expect([again.headers.get('content-type'), again.headers.get('content-length')]).toEqual([
+      null,
+      null,
+    ]);
 
     const inList = await http(t.url + CATALOG + '?countryCode=DE', {
       headers: { 'if-none-match': `"other", W/${etag}` },

@@ -474,6 +474,10 @@ describe('checkout (e2e)', () => {
       const etag = script.headers.get('etag')!;
       const cached = await http(`${t.url}/widgets/sgpg.js`, { headers: { 'if-none-match': etag } });
       expect(cached.status).toBe(304);
+      expect([cached.headers.get('content-type'), cached.headers.get('content-length')]).toEqual([
+        null,
+        null,
+      ]);
       expectEnvelope(await http(`${t.url}/widgets/other.js`), 404, 'NOT_FOUND');
     });
 

@@ -316,6 +316,30 @@ describe('requests at the edges (e2e)', () => {
       }
     }
 
+    it('give each request refused before routing an id, echoed when Node read one', async () => {
+      const refusals: [string, string, number][] = [
+        ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443', 'edges-connect', 405],
+        ['GET /health/live HTTP/1.1\r\nHost: x\r\nExpect: 100-foo', 'edges-expect', 417],
+      ];
+      const ids: [string, number][] = [];
+      for (const [head, id, status] of refusals) {
+        const r = await rawRequest(t.url, `${head}\r\nx-request-id: ${id}\r\n\r\n`);
+        expect({ status: r.status, id: r.headers['x-request-id'] }).toEqual({ status, id });
+        ids.push([id, status]);
+      }
+      const malformed = await rawRequest(t.url, 'GARBAGE\r\nx-request-id: edges-garbage\r\n\r\n');
+      const generated = String(malformed.headers['x-request-id']);
+      expect(generated).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+      ids.push([generated, 400]);
+      for (const [id, status] of ids) {
+        expect(JSON.parse(await logLine(`"requestId":"${id}"`))).toMatchObject({
+          requestId: id,
+          statusCode: status,
+          msg: expect.stringContaining('Refused before routing') as string,
+        });
+      }
+    });
+
     it('never hold the full validation key, whatever the spelling of the path', async () => {
       for (const [index, path] of ODD_STATUS_PATHS.entries()) {
         await rawRequest(t.url, get(path, { key: KEY, 'x-request-id': `edges-log-${index}` }));

@@ -1,7 +1,7 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Observable, map } from 'rxjs';
-import { ifNoneMatchMatches, type ResponseControls } from '../common/http/response.js';
+import { ifNoneMatchMatches, notModified, type ResponseControls } from '../common/http/response.js';
 import { rawOf } from '../http/raw.js';
 import { isWebAnswer } from './web-answer.js';
 
@@ -19,16 +19,17 @@ export class WebAnswerInterceptor implements NestInterceptor {
         if (!isWebAnswer(value)) return value;
         const response = http.getResponse<ResponseControls>();
         const raw = rawOf<ServerResponse>(response);
-        for (const name of value.withoutHeaders ?? []) raw.removeHeader(name);
-        for (const [name, header] of Object.entries(value.headers)) response.header(name, header);
-        if (value.etag === undefined) return value.body;
-        response.header('ETag', value.etag);
         const request = rawOf<IncomingMessage>(http.getRequest());
-        if (ifNoneMatchMatches(request.headers['if-none-match'], value.etag)) {
-          response.status(304);
-          return '';
+        const unchanged =
+          value.etag !== undefined &&
+          ifNoneMatchMatches(request.headers['if-none-match'], value.etag);
+        for (const name of value.withoutHeaders ?? []) raw.removeHeader(name);
+        for (const [name, header] of Object.entries(value.headers)) {
+          // A 304 has no body to describe.
+          if (!unchanged || name.toLowerCase() !== 'content-type') response.header(name, header);
         }
-        return value.body;
+        if (value.etag !== undefined) response.header('ETag', value.etag);
+        return unchanged ? notModified(response) : value.body;
       }),
     );
   }

@@ -7,6 +7,7 @@ import {
   JSON_CONTENT_TYPE,
   type ResponseControls,
   ifNoneMatchMatches,
+  notModified,
   strongEtag,
 } from '../common/http/response.js';
 import { rawOf } from './raw.js';
@@ -63,26 +64,20 @@ export class EnvelopeInterceptor implements NestInterceptor {
     envelope: Envelope,
     request: unknown,
     response: ResponseControls,
-  ): string {
+  ): string | undefined {
     const serialised = this.serialised(value, envelope);
-    response.header('Content-Type', JSON_CONTENT_TYPE);
     const raw = rawOf<IncomingMessage>(request);
     const ifNoneMatch = raw.headers['if-none-match'];
-    if (!envelope.etag) {
+    if (envelope.etag) {
+      serialised.etag ??= strongEtag(serialised.body, sourceVersionOf(value));
+      response.header('ETag', serialised.etag);
+      if (ifNoneMatchMatches(ifNoneMatch, serialised.etag)) return notModified(response);
+    } else if (ifNoneMatch?.trim() === '*' && (raw.method === 'GET' || raw.method === 'HEAD')) {
       // RFC 9110 section 13.1.2: `*` matches any current representation of a GET or HEAD (as
       // Express's `send` reads it too, so both platforms answer alike).
-      if (ifNoneMatch?.trim() !== '*' || (raw.method !== 'GET' && raw.method !== 'HEAD')) {
-        return serialised.body;
-      }
-      response.status(304);
-      return '';
+      return notModified(response);
     }
-    serialised.etag ??= strongEtag(serialised.body, sourceVersionOf(value));
-    response.header('ETag', serialised.etag);
-    if (ifNoneMatchMatches(ifNoneMatch, serialised.etag)) {
-      response.status(304);
-      return '';
-    }
+    response.header('Content-Type', JSON_CONTENT_TYPE);
     return serialised.body;
   }
 

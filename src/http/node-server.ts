@@ -1,11 +1,12 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import { Server as NetServer, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { ApiError } from '../common/errors/api-error.js';
 import type { ErrorCode } from '../common/errors/error-catalog.js';
 import type { HttpTimeoutsConfig } from '../config/app-config.js';
-import { answerOf, rawAnswer, writeAnswer } from './error-answer.js';
+import { answerOf, rawAnswer, writeAnswer, type ErrorAnswer } from './error-answer.js';
 import { requestIdOf } from '../logging/logging.js';
 import { closeAfter } from '../common/http/response.js';
 
@@ -92,13 +93,16 @@ export class NodeServer {
     });
     this.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
       closeAfter(response);
-      response.setHeader('x-request-id', requestIdOf(request));
-      writeAnswer(response, answerOf(new ApiError('EXPECTATION_FAILED', { field: 'expect' })));
+      const requestId = requestIdOf(request);
+      const error = new ApiError('EXPECTATION_FAILED', { field: 'expect' });
+      response.setHeader('x-request-id', requestId);
+      writeAnswer(response, this.refused(error, requestId));
     });
-    this.server.on('connect', (_request: IncomingMessage, socket: Socket) => {
+    this.server.on('connect', (request: IncomingMessage, socket: Socket) => {
       this.answerSocket(
         socket,
         new ApiError('METHOD_NOT_ALLOWED', { message: 'CONNECT is not supported.' }),
+        requestIdOf(request),
       );
     });
   }
@@ -117,7 +121,8 @@ export class NodeServer {
     const code = CLIENT_ERROR_CODES[error.code ?? ''] ?? 'MALFORMED_REQUEST';
     const message =
       code === 'MALFORMED_REQUEST' ? 'The request line or headers could not be read.' : undefined;
-    this.answerSocket(socket, new ApiError(code, { message }));
+    // Node read no request: its x-request-id, if any, is not known.
+    this.answerSocket(socket, new ApiError(code, { message }), randomUUID());
   };
 
   /**
@@ -186,16 +191,23 @@ export class NodeServer {
     }
   }
 
-  private answerSocket(socket: Socket, error: ApiError): void {
+  private answerSocket(socket: Socket, error: ApiError, requestId: string): void {
     if (!socket.writable) {
       socket.destroy();
       return;
     }
+    const answer = this.refused(error, requestId);
+    answer.headers['x-request-id'] = requestId;
+    socket.end(rawAnswer(answer, STATUS_CODES[answer.status] ?? ''));
+  }
+
+  /** The answer to a request refused before routing, and its log line. */
+  private refused(error: ApiError, requestId: string): ErrorAnswer {
     const answer = answerOf(error);
     this.logger.warn(
-      { statusCode: answer.status, errorCode: error.code },
+      { requestId, statusCode: answer.status, errorCode: error.code },
       `Refused before routing: ${answer.status} ${error.code}`,
     );
-    socket.end(rawAnswer(answer, STATUS_CODES[answer.status] ?? ''));
+    return answer;
   }
 }

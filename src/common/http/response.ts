@@ -10,6 +10,15 @@ export interface ResponseControls {
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
+ * A 304 Not Modified: no body, so no Content-Type or Content-Length either (RFC 9110 section
+ * 15.4.5; given no body, both platforms send neither). Returned in place of the answer's body.
+ */
+export function notModified(response: ResponseControls): undefined {
+  response.status(304);
+  return undefined;
+}
+
+/**
  * The connection closes once this response is sent: Node's server reads `Connection: close` in
  * the response's own headers and ends the connection after it (a response already under way
  * keeps its headers).
