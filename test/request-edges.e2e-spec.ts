@@ -360,6 +360,33 @@ describe('requests at the edges (e2e)', () => {
   });
 });
 
+describe('CONTEXT_PATH spelled otherwise (e2e)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ AUTH_MODE: 'api-key', CONTEXT_PATH: '/pegasus-ci' });
+    await t.seed(SEED);
+  });
+  afterAll(() => t.close());
+
+  it.each([
+    `/PEGASUS-CI/api/gateway/payment-status/${SESSION}`,
+    `/pegasus-ci/x/../api/gateway/payment-status/${SESSION}`,
+    `/%70egasus-ci/api/gateway/payment-status/${SESSION}`,
+  ])('asks for the key below its /api (%s), then answers as no route', async (path) => {
+    expectRawEnvelope(await rawRequest(t.url, get(path)), 401, 'UNAUTHORIZED');
+    const r = await rawRequest(t.url, get(path, { key: KEY }));
+    expect({ status: r.status, body: r.body }).toEqual({ status: 404, body: NOT_FOUND_BODY });
+  });
+
+  it('serves the prefix spelled as configured', async () => {
+    const r = await rawRequest(
+      t.url,
+      get(`/pegasus-ci/api/gateway/payment-status/${SESSION}`, { key: KEY }),
+    );
+    expect(r.status).toBe(200);
+  });
+});
+
 describe('odd paths count against both rate limits (e2e)', () => {
   it('counts misses on odd spellings against the 404 limit', async () => {
     const t = await startTestApp({

@@ -42,9 +42,6 @@ export class AccessGuard implements CanActivate {
     if (served) {
       markRoute(raw, served.template);
       if (path.includes(';')) spelledParameters(served, spelled, request);
-    } else if (!route.atRoot && !this.routes.isBelowPrefix(path)) {
-      // CONTEXT_PATH spelled otherwise: outside the application's routes.
-      throw this.unserved.notServed(raw.method ?? 'GET', path);
     }
     const admitted = this.policy.admit(
       raw,

@@ -88,11 +88,4 @@ describe('RouteCatalog', () => {
     expect(catalog.isRouteWord('vk_1')).toBe(false);
     expect(catalog.isRouteWord(':validationKey')).toBe(false);
   });
-
-  it('is below CONTEXT_PATH only as spelled', () => {
-    expect(catalog.isBelowPrefix('/ctx/api')).toBe(true);
-    expect(catalog.isBelowPrefix('/ctx')).toBe(true);
-    expect(catalog.isBelowPrefix('/CTX/api')).toBe(false);
-    expect(catalog.isBelowPrefix('/ctxx/api')).toBe(false);
-  });
 });

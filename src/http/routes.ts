@@ -78,7 +78,6 @@ export class RouteCatalog {
   private readonly handlers = new Map<unknown, Route[]>();
   private readonly methods = new Map<Route, Set<string>>();
   private readonly words = new Set<string>();
-  private prefix = '';
 
   constructor(
     private readonly discovery: DiscoveryService,
@@ -87,7 +86,6 @@ export class RouteCatalog {
   ) {}
 
   readRoutes(mounts: RouteMounts): void {
-    this.prefix = mounts.contextPath;
     const byTemplate = new Map<string, Route>();
     const add = (local: string, method: string, handler?: unknown) => {
       const atRoot = mounts.atRoot.includes(local);
@@ -123,12 +121,6 @@ export class RouteCatalog {
   /** The routes a handler serves (one per path, aliases included). */
   routesOf(handler: unknown): readonly Route[] {
     return this.handlers.get(handler) ?? [];
-  }
-
-  /** Whether the path (without query) is below CONTEXT_PATH as spelled. */
-  isBelowPrefix(path: string): boolean {
-    const next = path.charAt(this.prefix.length);
-    return path.startsWith(this.prefix) && (next === '' || next === '/');
   }
 
   /** The methods served at the path as spelled, sorted; empty when no route has this path. */
