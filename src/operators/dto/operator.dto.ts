@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsString, IsUUID, Matches } from 'class-validator';
+import { IsIn, IsString, IsUUID, Matches, ValidateBy } from 'class-validator';
 import { PageDto } from '../../common/http/page.dto.js';
 import { Trim } from '../../common/validators.js';
 import { OPERATOR_ROLES, type OperatorRole } from '../../access/operator-role.js';
@@ -18,6 +18,17 @@ export const RESERVED_OPERATOR_NAMES = ['root', 'system', 'unknown'] as const;
 const NOT_RESERVED = new RegExp(`^(?!(?:${RESERVED_OPERATOR_NAMES.join('|')})$)`, 'i');
 const RESERVED_RULE = `must not be ${RESERVED_OPERATOR_NAMES.join(', ')} (in any case): the audit trail uses them`;
 
+/** A name that is not reserved; a constraint of its own, so a missing name is told NAME_RULE. */
+function NotReserved(): PropertyDecorator {
+  return ValidateBy({
+    name: 'notReserved',
+    validator: {
+      validate: (value: unknown) => typeof value !== 'string' || NOT_RESERVED.test(value),
+      defaultMessage: () => RESERVED_RULE,
+    },
+  });
+}
+
 export class CreateOperatorDto {
   @ApiProperty({
     example: 'alice',
@@ -27,7 +38,7 @@ export class CreateOperatorDto {
   })
   @IsString({ message: NAME_RULE })
   @Matches(OPERATOR_NAME_PATTERN, { message: NAME_RULE })
-  @Matches(NOT_RESERVED, { message: RESERVED_RULE })
+  @NotReserved()
   @Trim()
   name: string;
 
