@@ -478,6 +478,14 @@ describe('checkout (e2e)', () => {
         null,
         null,
       ]);
+      const head = await http(`${t.url}/widgets/sgpg.js`, {
+        method: 'HEAD',
+        headers: { 'if-none-match': etag },
+      });
+      expect(head.status).toBe(304);
+      expect([null, script.headers.get('content-length')]).toContain(
+        head.headers.get('content-length'),
+      );
       expectEnvelope(await http(`${t.url}/widgets/other.js`), 404, 'NOT_FOUND');
     });
 

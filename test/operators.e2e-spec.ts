@@ -565,6 +565,18 @@ describe('the audit trail (e2e)', () => {
     expect(all).not.toContain(leaver.token);
   });
 
+  it('names a refused request no route serves as spelled by its path, on both platforms', async () => {
+    await http(`${t.url}/admin/no/such/route`, { method: 'DELETE' });
+    await http(`${t.url}/admin/payment-sessions/a;b/personal-data/`, { method: 'DELETE' });
+    await http(`${t.url}/admin/payment-sessions/a;b/personal-data`, { method: 'DELETE' });
+    const refused = await auditEvents(t, '', 3);
+    expect(refused.map(({ target, outcome }) => ({ target, outcome }))).toEqual([
+      { target: 'a;b', outcome: 401 },
+      { target: '/admin/payment-sessions/a;b/personal-data/', outcome: 401 },
+      { target: '/admin/no/such/route', outcome: 401 },
+    ]);
+  });
+
   it('names money changed in the units of the API, never in stored minor units', async () => {
     const r = await http(`${t.url}/admin/payment-sessions/vk_audit_money_0001`, {
       method: 'PUT',

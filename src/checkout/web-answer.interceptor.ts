@@ -25,11 +25,15 @@ export class WebAnswerInterceptor implements NestInterceptor {
           ifNoneMatchMatches(request.headers['if-none-match'], value.etag);
         for (const name of value.withoutHeaders ?? []) raw.removeHeader(name);
         for (const [name, header] of Object.entries(value.headers)) {
-          // A 304 has no body to describe.
+          // A 304 has no body to describe (a HEAD's gets its type back in notModified).
           if (!unchanged || name.toLowerCase() !== 'content-type') response.header(name, header);
         }
         if (value.etag !== undefined) response.header('ETag', value.etag);
-        return unchanged ? notModified(response) : value.body;
+        if (!unchanged) return value.body;
+        const contentType = Object.entries(value.headers).find(
+          ([name]) => name.toLowerCase() === 'content-type',
+        )?.[1];
+        return notModified(response, request.method, { body: value.body, contentType });
       }),
     );
   }

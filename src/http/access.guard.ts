@@ -47,7 +47,7 @@ export class AccessGuard implements CanActivate {
       raw,
       rawOf<ServerResponse>(http.getResponse()),
       declared,
-      declared.access === 'operator' ? targetOf(request.params) : null,
+      declared.access === 'operator' ? targetOf(served ? request.params : undefined, path) : null,
     );
     if (served || route.catchAll) {
       return admitted instanceof Promise ? admitted.then(() => true) : true;
@@ -97,8 +97,12 @@ function spelledParameters(
   });
 }
 
-/** What an operator request acted on, as the audit trail names it: the last path parameter. */
-function targetOf(params: Record<string, string> | undefined): string | null {
-  const values = Object.values(params ?? {});
+/**
+ * What an operator request acted on, as the audit trail names it: the last path parameter of the
+ * route it spelled; for a request no route serves as spelled, its path as the client spelled it
+ * (the routers' parameters are of the path it means, which may name something else).
+ */
+function targetOf(params: Record<string, string> | undefined, path: string): string | null {
+  const values = params ? Object.values(params) : [path];
   return values.length > 0 ? String(values[values.length - 1]).slice(0, 300) : null;
 }

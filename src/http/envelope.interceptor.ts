@@ -71,11 +71,13 @@ export class EnvelopeInterceptor implements NestInterceptor {
     if (envelope.etag) {
       serialised.etag ??= strongEtag(serialised.body, sourceVersionOf(value));
       response.header('ETag', serialised.etag);
-      if (ifNoneMatchMatches(ifNoneMatch, serialised.etag)) return notModified(response);
+      if (ifNoneMatchMatches(ifNoneMatch, serialised.etag)) {
+        return notModified(response, raw.method, unchangedAnswer(serialised));
+      }
     } else if (ifNoneMatch?.trim() === '*' && (raw.method === 'GET' || raw.method === 'HEAD')) {
       // RFC 9110 section 13.1.2: `*` matches any current representation of a GET or HEAD (as
       // Express's `send` reads it too, so both platforms answer alike).
-      return notModified(response);
+      return notModified(response, raw.method, unchangedAnswer(serialised));
     }
     response.header('Content-Type', JSON_CONTENT_TYPE);
     return serialised.body;
@@ -100,6 +102,8 @@ export class EnvelopeInterceptor implements NestInterceptor {
     return envelope;
   }
 }
+
+const unchangedAnswer = ({ body }: Serialised) => ({ body, contentType: JSON_CONTENT_TYPE });
 
 function shaped(value: unknown, envelope: Envelope): unknown {
   if (envelope.kind === 'payload') return { payload: [value] };

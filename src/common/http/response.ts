@@ -10,12 +10,21 @@ export interface ResponseControls {
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
- * A 304 Not Modified: no body, so no Content-Type or Content-Length either (RFC 9110 section
- * 15.4.5; given no body, both platforms send neither). Returned in place of the answer's body.
+ * A 304 Not Modified, returned in place of the answer's body: no body, so no Content-Type or
+ * Content-Length (RFC 9110 section 15.4.5; given no body, both platforms send neither). To a
+ * HEAD the body is handed back with its type: Fastify's HEAD routes set Content-Length from what
+ * the handler gives (0 for nothing), and the 200's length is the one a 304 may carry; Express
+ * drops both from any 304.
  */
-export function notModified(response: ResponseControls): undefined {
+export function notModified(
+  response: ResponseControls,
+  method: string | undefined,
+  answer: { body: string; contentType?: string },
+): string | undefined {
   response.status(304);
-  return undefined;
+  if (method !== 'HEAD') return undefined;
+  if (answer.contentType !== undefined) response.header('Content-Type', answer.contentType);
+  return answer.body;
 }
 
 /**
