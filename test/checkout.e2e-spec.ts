@@ -592,6 +592,32 @@ describe('checkout (e2e)', () => {
       expect(catalog.body.payload[0].paymentResponse.customerFirstName).toBeUndefined();
     });
 
+    it('audits and counts the erasure of a checkout still PENDING, whose only copy it is', async () => {
+      const key = 'vk_co_pending_erase';
+      await tokenFor(t.url, initIframeBody(key, receiver.url));
+      const counted = async () => {
+        const text = (await http(`${t.url}/metrics`, { headers: adminHeaders })).text;
+        const line = /^personal_data_erased_sessions_total\{reason="request"\} (\d+)$/m.exec(text);
+        return Number(line?.[1] ?? 0);
+      };
+      const before = await counted();
+      const erased = await http(`${t.url}/admin/payment-sessions/${key}/personal-data`, {
+        method: 'DELETE',
+        headers: adminHeaders,
+      });
+      expect(erased.status).toBe(204);
+      expect(await counted()).toBe(before + 1);
+      const events = await http(`${t.url}/admin/audit-events?size=5&target=${key}`, {
+        headers: adminHeaders,
+      });
+      const erasure = { old: '[redacted]', new: null };
+      expect(events.body.payload[0]).toMatchObject({
+        target: key,
+        outcome: 204,
+        changes: { 'checkout.client': erasure, 'checkout.address': erasure },
+      });
+    });
+
     it('erases the checkout copy of the personal data with the session', async () => {
       const erased = await http(`${t.url}/admin/payment-sessions/vk_co_paid/personal-data`, {
         method: 'DELETE',

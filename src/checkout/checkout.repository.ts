@@ -25,6 +25,9 @@ export interface CheckoutAddress {
  * `destinationAccountNumber` (in the sandbox the payment response's `accountNumber`, a personal
  * field) are null once the personal data was erased.
  */
+/** The fields of a stored request that hold personal data: null once it was erased. */
+export const PERSONAL_CHECKOUT_FIELDS = ['client', 'address', 'destinationAccountNumber'] as const;
+
 export interface CheckoutRequest {
   money: StoredMoney;
   client: CheckoutClient | null;

@@ -34,6 +34,7 @@ import {
   CheckoutRecord,
   CheckoutRepository,
   CheckoutRequest,
+  PERSONAL_CHECKOUT_FIELDS,
   TokenCheckout,
 } from './checkout.repository.js';
 import type { InitIframeDto } from './dto/init-iframe.dto.js';
@@ -355,16 +356,15 @@ export class CheckoutService {
     return this.transactions.run((tx) => this.checkouts.findIn(tx, validationKey));
   }
 
-  private async eraseIn(tx: Tx, validationKey: string, now: number): Promise<void> {
+  /** Erases a checkout's customer, address and account; the dotted names of those it held. */
+  private async eraseIn(tx: Tx, validationKey: string, now: number): Promise<string[]> {
     const checkout = await this.checkouts.findIn(tx, validationKey);
-    if (!checkout || checkout.personalDataErasedAt !== null) return;
-    const request = {
-      ...checkout.request,
-      client: null,
-      address: null,
-      destinationAccountNumber: null,
-    };
+    if (!checkout || checkout.personalDataErasedAt !== null) return [];
+    const held = PERSONAL_CHECKOUT_FIELDS.filter((field) => checkout.request[field] != null);
+    const request: CheckoutRequest = { ...checkout.request };
+    for (const field of PERSONAL_CHECKOUT_FIELDS) request[field] = null;
     await this.checkouts.storeErasure(tx, validationKey, request, now);
+    return held.map((field) => `checkout.${field}`);
   }
 
   /**

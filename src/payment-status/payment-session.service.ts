@@ -378,9 +378,7 @@ export class PaymentSessionService {
       if (erased.length > 0) {
         await this.audit.record(tx, call, {
           target: validationKey,
-          changes: Object.fromEntries(
-            erased.map((field) => [`paymentResponse.${field}`, { old: REDACTED, new: null }]),
-          ),
+          changes: Object.fromEntries(erased.map((field) => [field, { old: REDACTED, new: null }])),
         });
       }
       return erased.length;
@@ -419,8 +417,10 @@ export class PaymentSessionService {
   }
 
   /**
-   * Erases one session's personal fields and its callbacks', inside the caller's transaction;
-   * which fields it erased. A session that held none is not marked as erased.
+   * Erases one session's personal fields, its callbacks' and what other holders keep (the
+   * checkout's customer and address), inside the caller's transaction; the dotted names of the
+   * fields it erased (`paymentResponse.…`, `checkout.…`). A session whose payment response held
+   * none is not marked as erased.
    */
   private async erase(
     tx: Tx,
@@ -432,11 +432,12 @@ export class PaymentSessionService {
     await this.sessions.storeErasure(tx, session.validationKey, stored, now);
     // What else holds the session's personal data (the checkout's customer and address) is
     // erased whether or not the payment response held any.
-    await this.holders?.eraseIn(tx, session.validationKey);
-    if (erased.length === 0) return erased;
-    await this.outbox.rewriteBodies(tx, session.validationKey, callbackBodyWithoutPersonalData);
-    if (announce) await this.changes.announce(tx, PERSONAL_DATA_ERASED, session.validationKey);
-    return erased;
+    const held = (await this.holders?.eraseIn(tx, session.validationKey)) ?? [];
+    if (erased.length > 0) {
+      await this.outbox.rewriteBodies(tx, session.validationKey, callbackBodyWithoutPersonalData);
+      if (announce) await this.changes.announce(tx, PERSONAL_DATA_ERASED, session.validationKey);
+    }
+    return [...erased.map((field) => `paymentResponse.${field}`), ...held];
   }
 
   /**

@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { Tx } from '../database/transactions.js';
 
-/** Erases what one holder keeps of a session's personal data, inside the caller's transaction. */
-export type PersonalDataEraser = (tx: Tx, validationKey: string) => Promise<void>;
+/**
+ * Erases what one holder keeps of a session's personal data, inside the caller's transaction;
+ * the dotted names of the fields it erased (none when it held nothing).
+ */
+export type PersonalDataEraser = (tx: Tx, validationKey: string) => Promise<string[]>;
 
 /**
  * Whatever else holds a session's personal data besides the session and its callbacks (the
@@ -17,7 +20,9 @@ export class PersonalDataHolders {
     this.erasers.push(eraser);
   }
 
-  async eraseIn(tx: Tx, validationKey: string): Promise<void> {
-    for (const erase of this.erasers) await erase(tx, validationKey);
+  async eraseIn(tx: Tx, validationKey: string): Promise<string[]> {
+    const erased: string[] = [];
+    for (const erase of this.erasers) erased.push(...(await erase(tx, validationKey)));
+    return erased;
   }
 }
