@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import {
   OTHER_SHOP_KEY,
@@ -16,6 +18,7 @@ import {
   expectEnvelope,
   http,
   startTestApp,
+  TEST_DIALECT,
   TestApp,
 } from './support/test-app.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
@@ -594,7 +597,12 @@ describe('checkout (e2e)', () => {
 
     it('audits and counts the erasure of a checkout still PENDING, whose only copy it is', async () => {
       const key = 'vk_co_pending_erase';
-      await tokenFor(t.url, initIframeBody(key, receiver.url));
+      const email = 'only.this.checkout.erased@example.org';
+      const body = initIframeBody(key, receiver.url);
+      await tokenFor(t.url, {
+        ...body,
+        client: { ...(body.client as object), emailAddress: email },
+      });
       const counted = async () => {
         const text = (await http(`${t.url}/metrics`, { headers: adminHeaders })).text;
         const line = /^personal_data_erased_sessions_total\{reason="request"\} (\d+)$/m.exec(text);
@@ -616,6 +624,14 @@ describe('checkout (e2e)', () => {
         outcome: 204,
         changes: { 'checkout.client': erasure, 'checkout.address': erasure },
       });
+      if (TEST_DIALECT === 'sqlite') {
+        // Nor is it left in the database's files: the log is checkpointed and emptied after it.
+        for (const file of ['gateway.sqlite', 'gateway.sqlite-wal']) {
+          const path = join(t.dir, file);
+          const bytes = existsSync(path) ? readFileSync(path) : Buffer.alloc(0);
+          expect({ file, holds: bytes.includes(email) }).toEqual({ file, holds: false });
+        }
+      }
     });
 
     it('erases the checkout copy of the personal data with the session', async () => {
