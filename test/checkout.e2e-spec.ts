@@ -599,7 +599,7 @@ describe('checkout (e2e)', () => {
       const key = 'vk_co_pending_erase';
       const email = 'only.this.checkout.erased@example.org';
       const body = initIframeBody(key, receiver.url);
-      await tokenFor(t.url, {
+      const token = await tokenFor(t.url, {
         ...body,
         client: { ...(body.client as object), emailAddress: email },
       });
@@ -624,6 +624,10 @@ describe('checkout (e2e)', () => {
         outcome: 204,
         changes: { 'checkout.client': erasure, 'checkout.address': erasure },
       });
+      // Its page says why it offers nothing to pay with (the country went with the address).
+      const { page } = await openPage(t.url, token);
+      expect(page.text).toContain('The details of this payment were erased');
+      expect(page.text).not.toContain('from your country');
       if (TEST_DIALECT === 'sqlite') {
         // Nor is it left in the database's files: the log is checkpointed and emptied after it.
         for (const file of ['gateway.sqlite', 'gateway.sqlite-wal']) {

@@ -73,6 +73,7 @@ export class CheckoutPages {
       isExpired: view.stage === 'expired',
       isEnded: view.stage === 'ended',
       pairs: view.pairs,
+      noPairs: view.detailsErased ? t.detailsErased : t.noPairs,
       chosenPair: `${currency} ${t.on} ${protocol}`,
       sandbox: view.sandbox,
       reasons: FAILURE_REASON_CODES.map((code) => ({ code, label: t.reasons[code] })),

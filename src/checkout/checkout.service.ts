@@ -65,6 +65,8 @@ export interface CheckoutView {
   stage: CheckoutStage;
   sandbox: boolean;
   pairs: OfferedPair[];
+  /** The customer and address were erased: no pairs can be offered (no country). */
+  detailsErased: boolean;
   /** `CURRENCY/PROTOCOL` once chosen. */
   chosenPair: string | null;
   /** The page's single-use nonce, for the next action; only while the checkout is open. */
@@ -214,6 +216,7 @@ export class CheckoutService {
           stage,
           sandbox: this.config.checkout.sandbox,
           pairs: [],
+          detailsErased: checkout.personalDataErasedAt !== null,
           chosenPair: checkout.chosenPair,
           ...(nonce ? { nonce } : {}),
           ...(stage === 'ended' ? { ended: endedOf(session) } : {}),

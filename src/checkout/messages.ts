@@ -9,6 +9,8 @@ export interface PageMessages {
   choosePair: string;
   on: string;
   noPairs: string;
+  /** The page of a checkout whose customer and address were erased: no country to offer for. */
+  detailsErased: string;
   continue: string;
   cancel: string;
   chosen: string;
@@ -39,6 +41,8 @@ const en: PageMessages = {
   choosePair: 'Choose how to pay',
   on: 'on',
   noPairs: 'No crypto currency can be used to pay from your country. You can cancel this payment.',
+  detailsErased:
+    'The details of this payment were erased, so it can no longer be paid here. You can cancel this payment.',
   continue: 'Continue',
   cancel: 'Cancel payment',
   chosen: 'You pay with',
@@ -75,6 +79,8 @@ const de: PageMessages = {
   on: 'über',
   noPairs:
     'Aus Ihrem Land kann mit keiner Kryptowährung bezahlt werden. Sie können diese Zahlung abbrechen.',
+  detailsErased:
+    'Die Angaben zu dieser Zahlung wurden gelöscht; sie kann hier nicht mehr bezahlt werden. Sie können diese Zahlung abbrechen.',
   continue: 'Weiter',
   cancel: 'Zahlung abbrechen',
   chosen: 'Sie zahlen mit',
