@@ -19,15 +19,15 @@ export interface CheckoutAddress {
   city: string;
 }
 
+/** The fields of a stored request that hold personal data: null once it was erased. */
+export const PERSONAL_CHECKOUT_FIELDS = ['client', 'address', 'destinationAccountNumber'] as const;
+
 /**
  * An init-iframe request as stored, normalised (money in minor units, codes upper case): two
  * requests are the same when their stored forms are. `client`, `address` and
  * `destinationAccountNumber` (in the sandbox the payment response's `accountNumber`, a personal
  * field) are null once the personal data was erased.
  */
-/** The fields of a stored request that hold personal data: null once it was erased. */
-export const PERSONAL_CHECKOUT_FIELDS = ['client', 'address', 'destinationAccountNumber'] as const;
-
 export interface CheckoutRequest {
   money: StoredMoney;
   client: CheckoutClient | null;
