@@ -24,15 +24,15 @@ export class WebAnswerInterceptor implements NestInterceptor {
           value.etag !== undefined &&
           ifNoneMatchMatches(request.headers['if-none-match'], value.etag);
         for (const name of value.withoutHeaders ?? []) raw.removeHeader(name);
+        // A 304 has no body to describe: its type is kept aside (a HEAD's gets it back in
+        // notModified).
+        let contentType: string | undefined;
         for (const [name, header] of Object.entries(value.headers)) {
-          // A 304 has no body to describe (a HEAD's gets its type back in notModified).
-          if (!unchanged || name.toLowerCase() !== 'content-type') response.header(name, header);
+          if (unchanged && name.toLowerCase() === 'content-type') contentType = header;
+          else response.header(name, header);
         }
         if (value.etag !== undefined) response.header('ETag', value.etag);
         if (!unchanged) return value.body;
-        const contentType = Object.entries(value.headers).find(
-          ([name]) => name.toLowerCase() === 'content-type',
-        )?.[1];
         return notModified(response, request.method, { body: value.body, contentType });
       }),
     );
