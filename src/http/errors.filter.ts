@@ -5,7 +5,7 @@ import { ApiError } from '../common/errors/api-error.js';
 import type { ErrorCode } from '../common/errors/error-catalog.js';
 import { isDatabaseUnavailable } from '../database/dialect.js';
 import { answerOf } from './error-answer.js';
-import { ClientAborted } from './json-body.js';
+import { ClientAborted } from '../common/http/json-body.js';
 import { requestIdOf } from '../logging/logging.js';
 import { pathOf } from './paths.js';
 import { rawOf, requestTargetOf } from './raw.js';

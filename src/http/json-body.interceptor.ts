@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { IncomingMessage } from 'node:http';
 import type { Observable } from 'rxjs';
 import type { BodyUse } from '../openapi/endpoint-docs.js';
-import { hasBody, isJsonType, readJsonBody, readJsonBodyText } from './json-body.js';
+import { hasBody, isJsonType, readJsonBody, readJsonBodyText } from '../common/http/json-body.js';
 import { rawOf } from './raw.js';
 
 export const BODY = 'body';

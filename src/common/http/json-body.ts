@@ -1,11 +1,11 @@
 import type { IncomingMessage } from 'node:http';
 import secureJson from 'secure-json-parse';
-import { ApiError } from '../common/errors/api-error.js';
-import { MAX_BODY_BYTES } from '../common/errors/error-catalog.js';
-import { headerValue } from '../common/http/headers.js';
-import { forbiddenKeyPath } from '../common/http/forbidden-keys.js';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '../common/http/json-depth.js';
-import { decodeUtf8, parseJsonText, textFieldRefusals } from '../common/http/json-text.js';
+import { ApiError } from '../errors/api-error.js';
+import { MAX_BODY_BYTES } from '../errors/error-catalog.js';
+import { headerValue } from './headers.js';
+import { forbiddenKeyPath } from './forbidden-keys.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
+import { decodeUtf8, parseJsonText, textFieldRefusals } from './json-text.js';
 
 /** `application/json` and `application/<anything>+json`, with parameters or none. */
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
