@@ -90,12 +90,20 @@ export class CheckoutPages {
   }
 }
 
-/** The amount as people read it in the page's language (`€10.00`, `10,00 €`). */
+/**
+ * The amount as people read it in the page's language (`€10.00`, `10,00 €`), with the currency's
+ * usual decimals, but never fewer than the amount has: amounts are stored in hundredths whatever
+ * the currency, so `JPY 0.49` is shown `¥0.49`, not rounded to `¥0`.
+ */
 export function formatAmount(money: StoredMoney, lang: string): string {
   try {
-    return new Intl.NumberFormat(lang, { style: 'currency', currency: money.currency }).format(
-      money.amountMinor / 100,
-    );
+    const options = { style: 'currency', currency: money.currency } as const;
+    let format = new Intl.NumberFormat(lang, options);
+    const usual = format.resolvedOptions().maximumFractionDigits ?? 2;
+    if (money.amountMinor % 100 !== 0 && usual < 2) {
+      format = new Intl.NumberFormat(lang, { ...options, minimumFractionDigits: 2 });
+    }
+    return format.format(money.amountMinor / 100);
   } catch {
     return presentationAmount(money.currency, money.amountMinor);
   }
