@@ -595,6 +595,24 @@ describe('checkout (e2e)', () => {
       expect(catalog.body.payload[0].paymentResponse.customerFirstName).toBeUndefined();
     });
 
+    it('never writes the account number init-iframe names in clear', async () => {
+      const number = '7301234598765432';
+      const key = 'vk_co_account_masked';
+      await tokenFor(t.url, {
+        ...initIframeBody(key, receiver.url),
+        destinationAccountNumber: number,
+      });
+      const shown = await http(`${t.url}/admin/payment-sessions/${key}`, { headers: adminHeaders });
+      expect(shown.body.checkout.destinationAccountNumber).toBe('7301XXXXXXXX5432');
+      if (TEST_DIALECT === 'sqlite') {
+        for (const file of ['gateway.sqlite', 'gateway.sqlite-wal']) {
+          const path = join(t.dir, file);
+          const bytes = existsSync(path) ? readFileSync(path) : Buffer.alloc(0);
+          expect({ file, holds: bytes.includes(number) }).toEqual({ file, holds: false });
+        }
+      }
+    });
+
     it('audits and counts the erasure of a checkout still PENDING, whose only copy it is', async () => {
       const key = 'vk_co_pending_erase';
       const email = 'only.this.checkout.erased@example.org';

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { CheckoutService } from '../checkout/checkout.service.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { shownCallbackUrl } from '../callbacks/callback-outbox.js';
-import { maskAccountNumber } from '../common/masking.js';
 import { moneyView } from '../common/money.js';
 import type { Listing } from '../common/http/envelope.js';
 import { ROLES_INCLUDING } from '../access/operator-role.js';
@@ -95,7 +94,7 @@ export class PaymentSessionViews {
               ...optional('chosenPair', checkout.chosenPair ?? undefined),
               ...optional('languagePreference', request.languagePreference ?? undefined),
               ...(personal && request.destinationAccountNumber !== null
-                ? { destinationAccountNumber: maskAccountNumber(request.destinationAccountNumber) }
+                ? { destinationAccountNumber: request.destinationAccountNumber }
                 : {}),
               brandId: request.brandId,
               ...(personal && request.client ? { client: { ...request.client } } : {}),

@@ -1,8 +1,13 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { CatalogModule } from '../catalog/catalog.module.js';
+import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { databaseFileOf } from '../database/dialect.js';
+import { callbackSecretKey } from '../merchants/callback-secrets.js';
 import { MerchantsModule } from '../merchants/merchants.module.js';
 import { PaymentStatusModule } from '../payment-status/payment-status.module.js';
+import { AccountNumbers } from './account-numbers.js';
 import { CheckoutExpiry } from './checkout-expiry.js';
 import { CheckoutPageController } from './checkout-page.controller.js';
 import { CheckoutPages } from './checkout-pages.js';
@@ -29,6 +34,14 @@ import { WidgetController } from './widget.controller.js';
     CheckoutRefusals,
     CheckoutExpiry,
     { provide: CheckoutRepository, useClass: TypeOrmCheckoutRepository },
+    {
+      provide: AccountNumbers,
+      inject: [APP_CONFIG, DataSource],
+      useFactory: (config: AppConfig, dataSource: DataSource) =>
+        new AccountNumbers(
+          callbackSecretKey(config.callbacks.secretKey, databaseFileOf(dataSource)),
+        ),
+    },
   ],
   exports: [CheckoutService, CheckoutExpiry, CheckoutPages],
 })

@@ -26,7 +26,7 @@ export const PERSONAL_CHECKOUT_FIELDS = ['client', 'address', 'destinationAccoun
  * An init-iframe request as stored, normalised (money in minor units, codes upper case): two
  * requests are the same when their stored forms are. `client`, `address` and
  * `destinationAccountNumber` (in the sandbox the payment response's `accountNumber`, a personal
- * field) are null once the personal data was erased.
+ * field) are null once the personal data was erased, and the account's digest with them.
  */
 export interface CheckoutRequest {
   money: StoredMoney;
@@ -35,7 +35,10 @@ export interface CheckoutRequest {
   clientReference: string;
   traceId: string;
   description: string;
+  /** Masked like `accountNumber`: the number is never kept in clear (see AccountNumbers). */
   destinationAccountNumber: string | null;
+  /** A keyed digest of the number as sent: tells a repeated request from another one. */
+  destinationAccountDigest: string | null;
   brandId: string;
   returnUrl: string;
   errorUrl: string | null;

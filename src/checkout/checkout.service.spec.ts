@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createCache } from 'cache-manager';
 import { AuditTrail } from '../audit/audit-trail.service.js';
 import { CatalogService } from '../catalog/catalog.service.js';
@@ -16,6 +17,7 @@ import { InMemoryPaymentSessions } from '../../test/fakes/in-memory-payment-sess
 import { InMemoryTransactions } from '../../test/fakes/in-memory-transactions.js';
 import { merchantServices } from '../../test/fakes/merchant-services.js';
 import { apiErrorOf } from '../../test/support/api-error-of.js';
+import { AccountNumbers } from './account-numbers.js';
 import { CHECKOUT_REFUSALS_LIMIT, CheckoutRefusals } from './checkout-refusals.js';
 import { secretHash } from './checkout-secrets.js';
 import { CHECKOUT_BATCH, CheckoutService } from './checkout.service.js';
@@ -96,6 +98,7 @@ async function setup(env: Record<string, string> = {}) {
     catalog,
     transactions,
     refusals,
+    new AccountNumbers(randomBytes(32)),
     holders,
   );
   await merchants.createMerchant({ id: SHOP, name: 'Shop' });
@@ -187,6 +190,19 @@ describe('CheckoutService: init-iframe', () => {
       ['PENDING', 'NOT_COMPLETED'],
       ['NOT_COMPLETED', 'PENDING'],
     ]);
+  });
+
+  it('keeps the account number masked, never in clear, and still tells another number apart', async () => {
+    const s = await setup();
+    await s.service.initIframe(SHOP, request('vk_1'), T0);
+    const stored = s.checkouts.stored('vk_1')!.request;
+    expect(stored.destinationAccountNumber).toBe('5001XXXXXXXX3369');
+    expect(JSON.stringify(stored)).not.toContain('5001000001223369');
+    expect(JSON.stringify(stored)).not.toContain('00000122');
+    // The same request again is the same; a number that differs only where it is masked is not.
+    await s.service.initIframe(SHOP, request('vk_1'), T0);
+    const other = request('vk_1', { destinationAccountNumber: '5001000091223369' });
+    expect((await apiErrorOf(s.service.initIframe(SHOP, other, T0))).status).toBe(409);
   });
 
   it('refuses another body, another merchant and a key in use alike (409), changing nothing', async () => {

@@ -22,6 +22,7 @@ import {
   type WidgetOutcome,
   widgetOutcomeOf,
 } from './checkout-outcomes.js';
+import { AccountNumbers } from './account-numbers.js';
 import { CheckoutRefusals } from './checkout-refusals.js';
 import {
   isNonceShaped,
@@ -112,6 +113,7 @@ export class CheckoutService {
     private readonly catalog: CatalogService,
     private readonly transactions: Transactions,
     private readonly refusals: CheckoutRefusals,
+    private readonly accounts: AccountNumbers,
     holders: PersonalDataHolders,
   ) {
     holders.register((tx, validationKey) => this.eraseIn(tx, validationKey, Date.now()));
@@ -129,7 +131,7 @@ export class CheckoutService {
     now = Date.now(),
   ): Promise<{ traceId: string; initializationToken: string }> {
     const merchant = merchantId ?? DEMO_MERCHANT_ID;
-    const request = normalisedRequest(input);
+    const request = normalisedRequest(input, this.accounts);
     const key = input.validationKey;
     const token = newCheckoutToken();
     const expiresAt = now + this.config.checkout.tokenTtlSeconds * 1000;
@@ -366,6 +368,7 @@ export class CheckoutService {
     const held = PERSONAL_CHECKOUT_FIELDS.filter((field) => checkout.request[field] != null);
     const request: CheckoutRequest = { ...checkout.request };
     for (const field of PERSONAL_CHECKOUT_FIELDS) request[field] = null;
+    request.destinationAccountDigest = null;
     await this.checkouts.storeErasure(tx, validationKey, request, now);
     return held.map((field) => `checkout.${field}`);
   }
@@ -477,8 +480,11 @@ export class CheckoutService {
   }
 }
 
-/** The stored form of an init-iframe request; the same request always gives the same JSON. */
-export function normalisedRequest(input: InitIframeDto): CheckoutRequest {
+/**
+ * The stored form of an init-iframe request; the same request always gives the same JSON. The
+ * account number is kept masked, beside a keyed digest of it (AccountNumbers).
+ */
+export function normalisedRequest(input: InitIframeDto, accounts: AccountNumbers): CheckoutRequest {
   const amountMinor = toMinorUnits(input.money.amount);
   if (amountMinor === undefined) throw new Error('money.amount was not validated');
   const { client, address } = input;
@@ -501,12 +507,20 @@ export function normalisedRequest(input: InitIframeDto): CheckoutRequest {
     clientReference: input.clientReference,
     traceId: input.traceId,
     description: input.description,
-    destinationAccountNumber: input.destinationAccountNumber,
+    ...destinationAccount(accounts, input.destinationAccountNumber),
     brandId: input.brandId,
     returnUrl: input.returnUrl,
     errorUrl: input.errorUrl ?? null,
     languagePreference: input.languagePreference ?? null,
   };
+}
+
+function destinationAccount(
+  accounts: AccountNumbers,
+  number: string,
+): Pick<CheckoutRequest, 'destinationAccountNumber' | 'destinationAccountDigest'> {
+  const { masked, digest } = accounts.stored(number);
+  return { destinationAccountNumber: masked, destinationAccountDigest: digest };
 }
 
 /** A decimal text of minor units: 1050 → `10.50`. */

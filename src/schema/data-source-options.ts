@@ -20,6 +20,7 @@ import { KeyedAuditChain1764200000000 } from './migrations/1764200000000-keyed-a
 import { OperatorNames1764300000000 } from './migrations/1764300000000-operator-names.js';
 import { PersonalDataHeld1764400000000 } from './migrations/1764400000000-personal-data-held.js';
 import { Checkout1764500000000 } from './migrations/1764500000000-checkout.js';
+import { MaskedDestinationAccounts1764600000000 } from './migrations/1764600000000-masked-destination-accounts.js';
 import { Checkout, CheckoutToken } from '../checkout/checkout.entity.js';
 
 export const ENTITIES = [
@@ -47,6 +48,7 @@ export const MIGRATIONS = [
   OperatorNames1764300000000,
   PersonalDataHeld1764400000000,
   Checkout1764500000000,
+  MaskedDestinationAccounts1764600000000,
 ];
 
 /**

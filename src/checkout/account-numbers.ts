@@ -1,0 +1,28 @@
+import { createHmac, hkdfSync } from 'node:crypto';
+import { maskAccountNumber } from '../common/masking.js';
+
+/** What HKDF is told the key is for: the digest key is of no use for anything else. */
+const DIGEST_INFO = 'checkout destinationAccountNumber digest v1';
+
+/**
+ * The destination account of an init-iframe request as stored: masked like `accountNumber`
+ * (contract section 3: never kept in clear), and a keyed digest of the number as sent, so that a
+ * repeated request can still be told from one with another number (section 14) without the
+ * number. The digest is an HMAC-SHA-256 under a key derived (HKDF) from the callback secret key:
+ * an account number has few unknown digits once masked, and a plain hash of it could be reversed
+ * by trying them all.
+ */
+export class AccountNumbers {
+  private readonly key: Buffer;
+
+  constructor(secretKey: Buffer) {
+    this.key = Buffer.from(hkdfSync('sha256', secretKey, Buffer.alloc(0), DIGEST_INFO, 32));
+  }
+
+  stored(number: string): { masked: string; digest: string } {
+    return {
+      masked: maskAccountNumber(number),
+      digest: createHmac('sha256', this.key).update(number, 'utf8').digest('base64url'),
+    };
+  }
+}
