@@ -2,7 +2,7 @@ import { jest } from '@jest/globals';
 import pg from 'pg';
 import { CONNECT_TIMEOUT_MS } from '../src/database/dialect.js';
 import { MainProcess, startMain } from './support/main-process.js';
-import { PostgresServer, startPostgres } from './support/servers.js';
+import { freezePostgres, PostgresServer, startPostgres } from './support/servers.js';
 import {
   ADMIN_TOKEN,
   adminHeaders,
@@ -269,6 +269,54 @@ describe('PostgreSQL faults under load, Express and Fastify on one database (e2e
     // on a quiet one): the instances reconnect by themselves, without waiting out any other limit.
     for (const ms of recovered) {
       expect(ms).toBeLessThan(median(baseline) + CONNECT_TIMEOUT_MS + 2000);
+    }
+  });
+  it('with PostgreSQL frozen (no answer, connections open) answers 503 within 2 s, and recovers when it answers', async () => {
+    const missing = (i: number) => `/api/gateway/payment-status/vk-frozen-${i}`;
+    const catalogPage = (i: number) => `/api/crypto-currency-protocol-processors?page=${i % 3}`;
+    for (const instance of instances) {
+      expect((await http(instance.url + catalogPage(0), { headers: { key: apiKey } })).status).toBe(
+        200,
+      );
+    }
+    const timed = async (url: string, headers: Record<string, string>) => {
+      const started = Date.now();
+      const response = await fetch(url, { headers, signal: AbortSignal.timeout(15_000) });
+      await response.arrayBuffer();
+      return {
+        url,
+        status: response.status,
+        retryAfter: response.headers.get('retry-after') !== null,
+        within2s: Date.now() - started < 2000,
+      };
+    };
+    const thaw = freezePostgres(postgres);
+    let answers: Awaited<ReturnType<typeof timed>>[];
+    try {
+      // Requests that arrive together share reads (the catalog's revision, the lookups' batches):
+      // each still has its answer within 2 s.
+      answers = await Promise.all(
+        instances.flatMap((instance) => [
+          ...Array.from({ length: 6 }, (_, i) =>
+            timed(instance.url + catalogPage(i), { key: apiKey }),
+          ),
+          ...Array.from({ length: 6 }, (_, i) => timed(instance.url + missing(i), { key: apiKey })),
+          timed(`${instance.url}/health/ready`, {}),
+        ]),
+      );
+    } finally {
+      thaw();
+    }
+    for (const answer of answers) {
+      expect(answer).toEqual({ ...answer, status: 503, retryAfter: true, within2s: true });
+    }
+    for (const instance of instances) {
+      await eventually(
+        `${instance.url} answers again`,
+        async () =>
+          (await http(instance.url + catalogPage(1), { headers: { key: apiKey } })).status === 200,
+        30_000,
+      );
     }
   });
 });

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import type pg from 'pg';
 import sqlite3 from 'sqlite3';
 import type { DataSource } from 'typeorm';
-import { CONNECT_TIMEOUT_MS, databaseFileOf, kindOf, readPoolSize } from './dialect.js';
+import { databaseFileOf, kindOf, readPoolSize } from './dialect.js';
 
 /**
  * A connection of its own for the reads outside transactions (status lookups, credentials, the
@@ -41,6 +41,15 @@ export async function openReadConnection(
 
 /** How long a read waits for the database before it fails (and the request answers 503). */
 export const READ_TIMEOUT_MS = 5000;
+
+/**
+ * On PostgreSQL, how long a read waits for the server, and for a new connection to it. A server
+ * that stops answering (a network cut, a frozen host) must be a 503 within 2 s (contract section
+ * 10): a request whose read queued behind another's (CoalescedRead, BatchedReads) waits for that
+ * one to fail first and then for its own, so each wait is under half of that. A read of this
+ * service is an indexed lookup of a few milliseconds; one that takes this long is refused.
+ */
+export const POSTGRES_READ_TIMEOUT_MS = 900;
 
 class SqliteReads implements ReadConnection {
   /** Statements prepared on this connection, by their SQL; one that failed to prepare is dropped. */
@@ -147,9 +156,9 @@ class PostgresReads implements ReadConnection {
     this.pool = new pgModule.Pool({
       connectionString: url,
       max: this.concurrency,
-      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      query_timeout: READ_TIMEOUT_MS,
-      statement_timeout: READ_TIMEOUT_MS,
+      connectionTimeoutMillis: POSTGRES_READ_TIMEOUT_MS,
+      query_timeout: POSTGRES_READ_TIMEOUT_MS,
+      statement_timeout: POSTGRES_READ_TIMEOUT_MS,
       idleTimeoutMillis: 30_000,
       keepAlive: true,
       application_name: 'payment-gateway-read-api',

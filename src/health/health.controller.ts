@@ -6,6 +6,12 @@ import { Endpoint } from '../http/endpoint.decorator.js';
 import { ServiceState } from '../common/service-state.js';
 import { WriteProbe } from '../database/write-probe.js';
 
+/**
+ * How long readiness waits for the database's answer: a database that stops answering makes it a
+ * 503 within 2 s (contract section 10), with time to spare for the answer itself.
+ */
+const READY_PING_TIMEOUT_MS = 1500;
+
 /** The checks of a readiness answer, by name (`database`). */
 const INDICATORS = {
   type: 'object',
@@ -110,6 +116,8 @@ export class HealthController {
         message: 'The database refuses writes (full, read only or failing); retry later.',
       });
     }
-    return this.health.check([() => this.database.pingCheck('database', { timeout: 2000 })]);
+    return this.health.check([
+      () => this.database.pingCheck('database', { timeout: READY_PING_TIMEOUT_MS }),
+    ]);
   }
 }

@@ -316,6 +316,26 @@ function readPostmasterPid(dataDir: string): number | undefined {
   }
 }
 
+/**
+ * Freezes every process of a running cluster (SIGSTOP): its connections stay open and nothing
+ * answers, as across a network cut. The returned function thaws them (SIGCONT).
+ */
+export function freezePostgres(server: PostgresDetails): () => void {
+  const pid = readPostmasterPid(server.dataDir);
+  if (pid === undefined) throw new Error(`no postmaster.pid in ${server.dataDir}`);
+  const frozen = [pid, ...descendants(pid)];
+  for (const target of frozen) process.kill(target, 'SIGSTOP');
+  return () => {
+    for (const target of frozen) {
+      try {
+        process.kill(target, 'SIGCONT');
+      } catch {
+        // Already gone.
+      }
+    }
+  };
+}
+
 const DATABASE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 const SETTING_NAME = /^[a-z][a-z0-9_.]*$/;
 // pg_ctl hands its -o string to a shell: accept only values that need no quoting.
