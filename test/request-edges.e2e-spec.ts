@@ -59,6 +59,17 @@ describe('requests at the edges (e2e)', () => {
   });
   afterAll(() => t.close());
 
+  /** The first log line holding `text`, once it is written (the log is written asynchronously). */
+  async function logLine(text: string): Promise<string> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const line = t.logs.find((l) => l.includes(text));
+      if (line !== undefined) return line;
+      if (Date.now() > deadline) throw new Error(`no log line holds ${text}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
   describe('JSON nested too deep', () => {
     const arrays = '['.repeat(2000) + ']'.repeat(2000);
     const objects = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
@@ -222,7 +233,7 @@ describe('requests at the edges (e2e)', () => {
 
     it('answers a body trickled byte by byte with 408 REQUEST_TIMEOUT within the limit', async () => {
       const head =
-        'PUT /admin/payment-sessions/vk_slow_1 HTTP/1.1\r\nHost: x\r\n' +
+        'PUT /admin/payment-sessions/vk_slow_1 HTTP/1.1\r\nHost: x\r\nx-request-id: edges-slow-body\r\n' +
         `Authorization: ${adminHeaders.authorization}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n`;
       const r = await rawRequest(t.url, head, {
         trickle: 'x'.repeat(200),
@@ -231,6 +242,11 @@ describe('requests at the edges (e2e)', () => {
       });
       expectRawEnvelope(r, 408, 'REQUEST_TIMEOUT');
       expect(r.elapsedMs).toBeLessThan(5000);
+      // Node read its headers: the answer and the log keep the client's id.
+      expect(r.headers['x-request-id']).toBe('edges-slow-body');
+      expect(
+        JSON.parse(await logLine('"requestId":"edges-slow-body","statusCode":408')),
+      ).toMatchObject({ msg: 'Refused while its body was read: 408 REQUEST_TIMEOUT' });
     });
 
     it('refuses an unauthenticated slow body at once and closes the connection', async () => {
@@ -305,17 +321,6 @@ describe('requests at the edges (e2e)', () => {
   });
 
   describe('logs', () => {
-    /** The first log line holding `text`, once it is written (the log is written asynchronously). */
-    async function logLine(text: string): Promise<string> {
-      const deadline = Date.now() + 10_000;
-      for (;;) {
-        const line = t.logs.find((l) => l.includes(text));
-        if (line !== undefined) return line;
-        if (Date.now() > deadline) throw new Error(`no log line holds ${text}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    }
-
     it('give each request refused before routing an id, echoed when Node read one', async () => {
       const refusals: [string, string, number][] = [
         ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443', 'edges-connect', 405],

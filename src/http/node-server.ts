@@ -96,13 +96,14 @@ export class NodeServer {
       const requestId = requestIdOf(request);
       const error = new ApiError('EXPECTATION_FAILED', { field: 'expect' });
       response.setHeader('x-request-id', requestId);
-      writeAnswer(response, this.refused(error, requestId));
+      writeAnswer(response, this.refused(error, requestId, 'Refused before routing'));
     });
     this.server.on('connect', (request: IncomingMessage, socket: Socket) => {
       this.answerSocket(
         socket,
         new ApiError('METHOD_NOT_ALLOWED', { message: 'CONNECT is not supported.' }),
         requestIdOf(request),
+        'Refused before routing',
       );
     });
   }
@@ -121,8 +122,16 @@ export class NodeServer {
     const code = CLIENT_ERROR_CODES[error.code ?? ''] ?? 'MALFORMED_REQUEST';
     const message =
       code === 'MALFORMED_REQUEST' ? 'The request line or headers could not be read.' : undefined;
-    // Node read no request: its x-request-id, if any, is not known.
-    this.answerSocket(socket, new ApiError(code, { message }), randomUUID());
+    // A request whose headers Node read (its body did not arrive in time) keeps its id; otherwise
+    // Node read no request, and its x-request-id, if any, is not known.
+    const response = (socket as Connection)[ANSWERING];
+    const reading = response !== undefined && !response.writableFinished;
+    this.answerSocket(
+      socket,
+      new ApiError(code, { message }),
+      reading ? requestIdOf(response.req) : randomUUID(),
+      reading ? 'Refused while its body was read' : 'Refused before routing',
+    );
   };
 
   /**
@@ -191,22 +200,22 @@ export class NodeServer {
     }
   }
 
-  private answerSocket(socket: Socket, error: ApiError, requestId: string): void {
+  private answerSocket(socket: Socket, error: ApiError, requestId: string, when: string): void {
     if (!socket.writable) {
       socket.destroy();
       return;
     }
-    const answer = this.refused(error, requestId);
+    const answer = this.refused(error, requestId, when);
     answer.headers['x-request-id'] = requestId;
     socket.end(rawAnswer(answer, STATUS_CODES[answer.status] ?? ''));
   }
 
-  /** The answer to a request refused before routing, and its log line. */
-  private refused(error: ApiError, requestId: string): ErrorAnswer {
+  /** The answer to a request refused by Node's server, and its log line. */
+  private refused(error: ApiError, requestId: string, when: string): ErrorAnswer {
     const answer = answerOf(error);
     this.logger.warn(
       { requestId, statusCode: answer.status, errorCode: error.code },
-      `Refused before routing: ${answer.status} ${error.code}`,
+      `${when}: ${answer.status} ${error.code}`,
     );
     return answer;
   }
