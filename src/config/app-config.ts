@@ -143,7 +143,9 @@ export const INTEGER_VARIABLES = {
   HEADERS_TIMEOUT_MS: { default: 10_000, min: 1_000, max: 120_000 },
   REQUEST_TIMEOUT_MS: { default: 30_000, min: 1_000, max: 600_000 },
   KEEP_ALIVE_TIMEOUT_MS: { default: 5_000, min: 1_000, max: 120_000 },
-  DATABASE_POOL_SIZE: { default: 10, min: 1, max: 200 },
+  // At least 3: the reads' pool takes one, and migrations hold two of the writes' (see
+  // readPoolSize in src/database/dialect.ts); fewer could never finish starting.
+  DATABASE_POOL_SIZE: { default: 10, min: 3, max: 200 },
   CALLBACK_TIMEOUT_MS: { default: 10_000, min: 100, max: 60_000 },
   PERSONAL_DATA_RETENTION_DAYS: { default: 395, min: 0, max: 36_500 },
   PERSONAL_DATA_SWEEP_SECONDS: { default: 60, min: 1, max: 86_400 },
