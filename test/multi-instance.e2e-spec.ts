@@ -3,7 +3,13 @@ import pg from 'pg';
 import { MIGRATIONS } from '../src/schema/data-source-options.js';
 import { KEY_CACHE_TTL_MS } from '../src/merchants/api-key.service.js';
 import { MainProcess, startMain } from './support/main-process.js';
-import { PostgresServer, RedisServer, startPostgres, startRedis } from './support/servers.js';
+import {
+  freezeRedis,
+  PostgresServer,
+  RedisServer,
+  startPostgres,
+  startRedis,
+} from './support/servers.js';
 import { WebhookReceiver } from './support/webhook-receiver.js';
 import {
   ADMIN_TOKEN,
@@ -367,6 +373,29 @@ describe('several instances on one PostgreSQL and one Redis (e2e)', () => {
     const { apiKey: shared } = await newKey(a, 'acme');
     for (let i = 0; i < LIMIT; i++) expect((await catalog(i % 2 ? b : a, shared)).status).toBe(200);
     expect((await catalog(a, shared)).status).toBe(429);
+  });
+
+  it('with Redis hung counts per instance and warns; says Redis is reachable once it answers again', async () => {
+    const { apiKey: hung } = await newKey(a, 'acme');
+    const since = a.output().length;
+    const thaw = freezeRedis(redis);
+    try {
+      for (let i = 0; i < 3; i++) expect((await catalog(a, hung)).status).toBe(200);
+      expect(a.output().slice(since)).toMatch(/Redis unreachable/);
+    } finally {
+      thaw();
+    }
+    // The same connection answers again: no reconnection, yet the return is logged.
+    const deadline = Date.now() + 30_000;
+    while (
+      !/Redis reachable/.test(a.output().slice(since).split('Redis unreachable').pop() ?? '')
+    ) {
+      if (Date.now() > deadline) {
+        throw new Error(`instance A did not say Redis is reachable:\n${a.output().slice(-2000)}`);
+      }
+      expect((await catalog(a, hung)).status).toBe(200);
+      await sleep(100);
+    }
   });
 
   it('with PostgreSQL stopped under load answers 503 with Retry-After at once, and recovers by itself', async () => {

@@ -38,13 +38,7 @@ export class RedisRateLimitStore extends RateLimitStore implements OnApplication
       lazyConnect: false,
     });
     this.redis.on('error', () => undefined); // reported through warn() when a request needs it
-    this.redis.on('ready', () => {
-      // After a warned outage the return is worth a warning too: the two frame the degraded time.
-      const message = 'Redis reachable: rate limits are shared by every instance';
-      if (this.lastWarning > 0) this.logger.warn(message);
-      else this.logger.log(message);
-      this.lastWarning = 0;
-    });
+    this.redis.on('ready', () => this.reachable());
     this.shared = new ThrottlerStorageRedisService(this.redis);
   }
 
@@ -57,13 +51,16 @@ export class RedisRateLimitStore extends RateLimitStore implements OnApplication
   ): Promise<RateLimitRecord> {
     if (this.redis.status === 'ready') {
       try {
-        return await this.shared.increment(
+        const record = await this.shared.increment(
           this.prefix + key,
           ttlMs,
           limit,
           blockDurationMs,
           throttlerName,
         );
+        // Redis that hung answers again on the same connection: no 'ready' says so.
+        if (this.lastWarning > 0) this.reachable();
+        return record;
       } catch (error) {
         this.warn(error);
       }
@@ -89,6 +86,15 @@ export class RedisRateLimitStore extends RateLimitStore implements OnApplication
   onApplicationShutdown(): void {
     this.local.onApplicationShutdown();
     this.redis.disconnect(false);
+  }
+
+  /** Redis answers (connected, or answering again): counting is shared. */
+  private reachable(): void {
+    // After a warned outage the return is worth a warning too: the two frame the degraded time.
+    const message = 'Redis reachable: rate limits are shared by every instance';
+    if (this.lastWarning > 0) this.logger.warn(message);
+    else this.logger.log(message);
+    this.lastWarning = 0;
   }
 
   private warn(error: unknown): void {

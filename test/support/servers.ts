@@ -336,6 +336,14 @@ export function freezePostgres(server: PostgresDetails): () => void {
   };
 }
 
+/** Freezes a running Redis (SIGSTOP): connected clients get no answer. Returns the thaw. */
+export function freezeRedis(server: RedisDetails): () => void {
+  const pid = Number(readFileSync(path.join(server.dir, 'redis.pid'), 'utf8').trim());
+  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`no redis.pid in ${server.dir}`);
+  process.kill(pid, 'SIGSTOP');
+  return () => process.kill(pid, 'SIGCONT');
+}
+
 const DATABASE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 const SETTING_NAME = /^[a-z][a-z0-9_.]*$/;
 // pg_ctl hands its -o string to a shell: accept only values that need no quoting.
