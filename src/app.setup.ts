@@ -11,7 +11,7 @@ import { PersonalDataRetention } from './payment-status/personal-data-retention.
 import { AppConfig } from './config/app-config.js';
 import { runMigrationsOnce } from './database/dialect.js';
 import { GracefulShutdown } from './http/graceful-shutdown.js';
-import { NestLogger, createLogger } from './logging/logging.js';
+import { NestLogger, createLogger, flushLogger } from './logging/logging.js';
 import { NodeServer } from './http/node-server.js';
 import { createPlatformApp } from './http/platform.js';
 import { RequestContext } from './http/request-context.js';
@@ -35,11 +35,19 @@ export async function createApp(
   const logger = createLogger(config, options.logStream);
   // The platform is created first; Node's server exists once it is.
   const late: { server?: NodeServer } = {};
-  const app = await createPlatformApp(AppModule.forRoot(config, logger), config.httpPlatform, {
-    clientError: (error, socket) =>
-      late.server ? late.server.onClientError(error, socket) : socket.destroy(),
+  const app = await createPlatformApp(
+    AppModule.forRoot(config, logger),
+    config.httpPlatform,
+    {
+      clientError: (error, socket) =>
+        late.server ? late.server.onClientError(error, socket) : socket.destroy(),
+    },
+    new NestLogger(logger),
+  ).catch((error: unknown) => {
+    // What Nest logged of the failure is written before the process reports it and exits.
+    flushLogger(logger);
+    throw error;
   });
-  app.useLogger(new NestLogger(logger));
   const server = (late.server = new NodeServer(app.getHttpServer(), logger));
   server.attach(config.http);
   app.get(GracefulShutdown).attach(server, logger);

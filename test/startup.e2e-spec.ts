@@ -67,6 +67,23 @@ describe('start-up (e2e)', () => {
     expect(lines[0]).not.toContain('s3cret-pass');
   });
 
+  it('reports a database it cannot reach in one line on stderr, and JSON log lines only on stdout', () => {
+    const result = runMain({
+      PORT: '0',
+      DATABASE_URL: 'postgres://gateway:s3cret-pass@127.0.0.1:1/nowhere',
+      CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY,
+      AUDIT_KEY: TEST_AUDIT_KEY,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^Startup failed: connect ECONNREFUSED/),
+    ]);
+    const lines = result.stdout.trim().split('\n').filter(Boolean);
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(() => JSON.parse(line) as unknown).not.toThrow();
+    expect(result.stdout + result.stderr).not.toContain('s3cret-pass');
+  });
+
   it('refuses the checkout sandbox in production: one line, before it touches the database', async () => {
     const database = join(dir, 'db', 'gateway.sqlite');
     const production = {

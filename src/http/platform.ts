@@ -1,4 +1,4 @@
-import { DynamicModule, INestApplication } from '@nestjs/common';
+import { DynamicModule, INestApplication, type LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -31,8 +31,11 @@ export async function createPlatformApp(
   module: DynamicModule,
   platform: HttpPlatform,
   hooks: PlatformHooks,
+  logger: LoggerService,
 ): Promise<INestApplication> {
-  const options = { bufferLogs: true, abortOnError: false, bodyParser: false } as const;
+  // The application's logger from the start: what Nest logs while it builds the application, a
+  // failure included, is a line of the application's log, never Nest's own console format.
+  const options = { logger, abortOnError: false, bodyParser: false } as const;
   // Only the chosen platform is loaded: the other one's modules would stay in the heap for nothing.
   if (platform === 'fastify') {
     const { FastifyAdapter } = await import('@nestjs/platform-fastify');

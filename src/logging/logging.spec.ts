@@ -72,7 +72,7 @@ describe('NestLogger', () => {
     const { logger, lines } = capturingLogger('trace');
     const bridge = new NestLogger(logger);
     const component = new Logger('Operators');
-    // What app.useLogger() does for every Logger of the application.
+    // What the logger given to NestFactory.create does for every Logger of the application.
     Logger.overrideLogger(bridge);
     const parsed = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     return { bridge, component, parsed };
