@@ -22,6 +22,8 @@ export class RedisRateLimitStore extends RateLimitStore implements OnApplication
   private readonly shared: ThrottlerStorageRedisService;
   private readonly local = new FixedWindowStorage();
   private lastWarning = 0;
+  /** An outage was warned of, and no answer of Redis has been logged since. */
+  private outage = false;
 
   constructor(
     url: string,
@@ -38,7 +40,10 @@ export class RedisRateLimitStore extends RateLimitStore implements OnApplication
       lazyConnect: false,
     });
     this.redis.on('error', () => undefined); // reported through warn() when a request needs it
-    this.redis.on('ready', () => this.reachable());
+    this.redis.on('ready', () => {
+      this.reachable();
+      this.lastWarning = 0;
+    });
     this.shared = new ThrottlerStorageRedisService(this.redis);
   }
 
@@ -59,7 +64,7 @@ export class RedisRateLimitStore extends RateLimitStore implements OnApplication
           throttlerName,
         );
         // Redis that hung answers again on the same connection: no 'ready' says so.
-        if (this.lastWarning > 0) this.reachable();
+        if (this.outage) this.reachable();
         return record;
       } catch (error) {
         this.warn(error);
@@ -88,19 +93,23 @@ export class RedisRateLimitStore extends RateLimitStore implements OnApplication
     this.redis.disconnect(false);
   }
 
-  /** Redis answers (connected, or answering again): counting is shared. */
+  /**
+   * Redis answers (connected, or answering again): counting is shared. After a warned outage the
+   * return is worth a warning too: the two frame the degraded time. A Redis that answers only now
+   * and then logs at most one such pair every WARNING_INTERVAL_MS.
+   */
   private reachable(): void {
-    // After a warned outage the return is worth a warning too: the two frame the degraded time.
     const message = 'Redis reachable: rate limits are shared by every instance';
-    if (this.lastWarning > 0) this.logger.warn(message);
+    if (this.outage) this.logger.warn(message);
     else this.logger.log(message);
-    this.lastWarning = 0;
+    this.outage = false;
   }
 
   private warn(error: unknown): void {
     const now = Date.now();
     if (now - this.lastWarning < WARNING_INTERVAL_MS) return;
     this.lastWarning = now;
+    this.outage = true;
     const reason = error instanceof Error ? error.message : String(error);
     this.logger.warn(
       `Redis unreachable (${reason}): rate limits are counted by this instance alone until it returns`,
