@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '../src/cli/serve.js';
 import { loadConfig } from '../src/config/app-config.js';
+import { SANDBOX_API_KEY } from '../src/openapi/swagger.js';
 import { PROCESS_TEST_TIMEOUT_MS, startMain } from './support/main-process.js';
 import { http, TEST_CALLBACK_SECRET_KEY, TEST_AUDIT_KEY } from './support/test-app.js';
 
@@ -149,6 +150,32 @@ describe('start-up (e2e)', () => {
       },
     });
     await expect(seeded).rejects.toThrow(/demo merchant/);
+
+    // The published sandbox key is refused on any merchant, not only on the demo merchant.
+    const elsewhere = serve(
+      loadConfig({
+        NODE_ENV: 'production',
+        CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY,
+        AUDIT_KEY: TEST_AUDIT_KEY,
+        DATABASE_URL: `sqlite:${join(dir, 'elsewhere.sqlite')}`,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'silent',
+      }),
+      {
+        migrate: true,
+        beforeListen: async (app) => {
+          const { SeedRunner } = await import('../src/seeding/seed-runner.js');
+          const { validateSeed } = await import('../src/seeding/seed-validation.js');
+          const seed = await validateSeed({
+            merchants: [{ id: 'not-demo', name: 'Not demo', apiKeys: [SANDBOX_API_KEY] }],
+          });
+          if (!seed.ok) throw new Error('bad seed');
+          await app.get(SeedRunner).run(seed.seed);
+        },
+      },
+    );
+    await expect(elsewhere).rejects.toThrow(/published sandbox API key/);
 
     // Without a demo key the same production configuration serves.
     const clean = loadConfig({

@@ -29,17 +29,28 @@ export async function serve(
   return { app, url: `http://${host}:${port}${config.contextPath}` };
 }
 
-/** NODE_ENV=production never serves an open sandbox or the published demo key. */
+/**
+ * NODE_ENV=production never serves an open sandbox, the demo merchant's keys or the published
+ * sandbox key (on any merchant).
+ */
 async function refuseUnsafeProduction(app: INestApplication, config: AppConfig): Promise<void> {
   if (config.nodeEnv !== 'production') return;
   if (config.authMode === 'none') {
     await app.close();
     throw new Error('NODE_ENV=production refuses AUTH_MODE=none');
   }
-  if (await app.get(ApiKeyService).demoKeyActive()) {
+  const keys = app.get(ApiKeyService);
+  if (await keys.demoKeyActive()) {
     await app.close();
     throw new Error(
       `NODE_ENV=production refuses to start while the demo merchant "${DEMO_MERCHANT_ID}" has an active API key; revoke it first`,
+    );
+  }
+  // The published key is no secret, whichever merchant a seed file gave it to.
+  if (await keys.publishedKeyActive()) {
+    await app.close();
+    throw new Error(
+      'NODE_ENV=production refuses to start while the published sandbox API key is active on a merchant; revoke it first',
     );
   }
 }

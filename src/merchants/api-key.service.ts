@@ -13,6 +13,7 @@ import { generateApiKey, hashApiKey } from '../access/api-key.js';
 import { ApiKeyViewDto, CreatedApiKeyDto } from './dto/merchant.dto.js';
 import { ApiKeyRecord, MerchantRepository, PageRequest } from './merchant.repository.js';
 import { DEMO_MERCHANT_ID, requireMerchant } from './merchant-id.js';
+import { SANDBOX_API_KEY } from '../openapi/swagger.js';
 
 /** What became of a plaintext key of a merchant: working, revoked, or never stored for it. */
 export type KeyState = 'active' | 'revoked' | 'unknown';
@@ -151,6 +152,11 @@ export class ApiKeyService extends KeyResolver {
   /** True while the demo merchant still has a key that works. */
   demoKeyActive(): Promise<boolean> {
     return this.merchants.hasActiveKey(DEMO_MERCHANT_ID);
+  }
+
+  /** True while the published sandbox key works, whichever merchant holds it. */
+  async publishedKeyActive(): Promise<boolean> {
+    return (await this.merchants.findActiveKey(hashApiKey(SANDBOX_API_KEY))) !== undefined;
   }
 }
 
