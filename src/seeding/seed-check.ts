@@ -3,20 +3,28 @@ import type { MaybePromise } from '../common/maybe-async.js';
 import { textFieldRefusals } from '../common/http/json-text.js';
 import { FieldError, validatePlain } from '../common/validation.js';
 import { ValidationPlan } from '../common/validation-plan.js';
+import { asciiLowerCase } from '../common/validators.js';
 import { SeedMerchantDto } from '../merchants/dto/merchant.dto.js';
 import { CreateOperatorDto } from '../operators/dto/operator.dto.js';
 import { SeedPaymentSessionDto } from '../payment-status/dto/payment-report.dto.js';
 import { isZonedDateTime } from '../common/iso-time.js';
 import { seededTimeErrors, statusFieldErrors } from '../payment-status/payment-report.rules.js';
 import { DuplicateKeys } from './duplicate-keys.js';
-import { SECTION_LIMITS, SEED_SECTIONS, SeedFileDto, type SeedSection } from './seed-file.dto.js';
+import {
+  RECORD_RULE,
+  SECTION_LIMITS,
+  SEED_SECTIONS,
+  SeedFileDto,
+  type SeedSection,
+} from './seed-file.dto.js';
 
 /** The key two records of a section may not share (a re-run of the file would change data). */
 const KEY_OF: Record<SeedSection, (record: Record<string, unknown>) => unknown> = {
   cryptoPairs: (p) => [p.currencyCode, p.protocol, p.countryCode].join('/'),
   merchants: (m) => m.id,
   paymentSessions: (s) => s.validationKey,
-  operators: (o) => o.name,
+  // Names are unique whatever their case (as the operators' own rule: asciiLowerCase).
+  operators: (o) => (typeof o.name === 'string' ? asciiLowerCase(o.name) : o.name),
 };
 
 /** A field the format does not know is refused with its path: a misspelt one never drops data. */
@@ -105,6 +113,12 @@ export class SeedCheck {
   record(name: SeedSection, index: number, plain: unknown): MaybePromise<CheckedRecord> {
     const section = this.sections.get(name)!;
     section.count = index + 1;
+    // A list is not a record, though an empty one would pass every rule of its items.
+    if (Array.isArray(plain)) {
+      return this.checked(section, index, undefined, [
+        { field: `${name}[${index}]`, message: RECORD_RULE },
+      ]);
+    }
     // Text that is not text (a control character, a lone surrogate, bytes that are not UTF-8) is
     // refused with its field, as in a request body; the rules name the record's other faults.
     const text = textFieldRefusals(plain, `${name}[${index}]`, 'brackets');
@@ -216,7 +230,8 @@ function statusErrors(name: SeedSection, instance: unknown): FieldError[] {
 
 /** The text a record is compared on for duplicates; undefined for a record that is not an object. */
 export function keyOf(name: SeedSection, instance: unknown): string | undefined {
-  if (typeof instance !== 'object' || instance === null) return undefined;
+  if (typeof instance !== 'object' || instance === null || Array.isArray(instance))
+    return undefined;
   return String(JSON.stringify(KEY_OF[name](instance as Record<string, unknown>)));
 }
 

@@ -12,6 +12,9 @@ export const MAX_RECORDS = 1_000_000;
 export const MAX_OPERATORS = 1_000;
 const LIST_RULE = 'must be a list of records';
 
+/** What a section's record must be. */
+export const RECORD_RULE = 'must hold objects';
+
 /**
  * A seed file (see "Seed files" in docs/api.md): every section is optional. class-validator runs a property's
  * decorators from the bottom up, so the list check comes last in the source.
@@ -20,21 +23,21 @@ export class SeedFileDto {
   @Omittable()
   @ArrayMaxSize(MAX_RECORDS, { message: `must hold at most ${MAX_RECORDS} records` })
   @IsArray({ message: LIST_RULE })
-  @ValidateNested({ each: true, message: 'must hold objects' })
+  @ValidateNested({ each: true, message: RECORD_RULE })
   @Type(() => CryptoPairInputDto)
   cryptoPairs?: CryptoPairInputDto[];
 
   @Omittable()
   @ArrayMaxSize(MAX_RECORDS, { message: `must hold at most ${MAX_RECORDS} records` })
   @IsArray({ message: LIST_RULE })
-  @ValidateNested({ each: true, message: 'must hold objects' })
+  @ValidateNested({ each: true, message: RECORD_RULE })
   @Type(() => SeedMerchantDto)
   merchants?: SeedMerchantDto[];
 
   @Omittable()
   @ArrayMaxSize(MAX_RECORDS, { message: `must hold at most ${MAX_RECORDS} records` })
   @IsArray({ message: LIST_RULE })
-  @ValidateNested({ each: true, message: 'must hold objects' })
+  @ValidateNested({ each: true, message: RECORD_RULE })
   @Type(() => SeedPaymentSessionDto)
   paymentSessions?: SeedPaymentSessionDto[];
 
@@ -42,7 +45,7 @@ export class SeedFileDto {
   @Omittable()
   @ArrayMaxSize(MAX_OPERATORS, { message: `must hold at most ${MAX_OPERATORS} records` })
   @IsArray({ message: LIST_RULE })
-  @ValidateNested({ each: true, message: 'must hold objects' })
+  @ValidateNested({ each: true, message: RECORD_RULE })
   @Type(() => CreateOperatorDto)
   operators?: CreateOperatorDto[];
 }

@@ -3,6 +3,7 @@ import { ZONED_DATE_TIME_RULE } from '../common/iso-time.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { successfulResponse } from '../../test/support/fixtures.js';
+import { RECORD_RULE } from './seed-file.dto.js';
 import { validateSeed } from './seed-validation.js';
 
 function pair(currencyCode: string, protocol: string, countryCode: string, enabled = true) {
@@ -251,6 +252,29 @@ describe('validateSeed', () => {
       { field: 'operators', message: 'must hold at most 1000 records' },
     ]);
   });
+
+  it('refuses operator names that differ only in case, as the operators rule does', async () => {
+    expect(
+      await errorsOf({
+        operators: [
+          { name: 'Kestrel', role: 'viewer' },
+          { name: 'kestrel', role: 'admin' },
+        ],
+      }),
+    ).toEqual([{ field: 'operators[1]', message: 'duplicates operators[0]' }]);
+  });
+
+  it.each(['cryptoPairs', 'merchants', 'paymentSessions', 'operators'])(
+    'refuses a record of %s that is a list, even an empty one',
+    async (section) => {
+      expect(await errorsOf({ [section]: [[]] })).toEqual([
+        { field: `${section}[0]`, message: RECORD_RULE },
+      ]);
+      expect(await errorsOf({ [section]: [['x']] })).toEqual([
+        { field: `${section}[0]`, message: RECORD_RULE },
+      ]);
+    },
+  );
 
   it('refuses a field the format does not know, in any record and at any depth, with its path', async () => {
     const session = {
