@@ -1,5 +1,8 @@
 import { createHmac, hkdfSync } from 'node:crypto';
+import type { DataSource } from 'typeorm';
 import { maskAccountNumber } from '../common/masking.js';
+import { databaseFileOf } from '../database/dialect.js';
+import { callbackSecretKey } from '../merchants/callback-secrets.js';
 
 /** What HKDF is told the key is for: the digest key is of no use for anything else. */
 const DIGEST_INFO = 'checkout destinationAccountNumber digest v1';
@@ -17,6 +20,11 @@ export class AccountNumbers {
 
   constructor(secretKey: Buffer) {
     this.key = Buffer.from(hkdfSync('sha256', secretKey, Buffer.alloc(0), DIGEST_INFO, 32));
+  }
+
+  /** Keyed from the callback secret key the service uses with this database (callbackSecretKey). */
+  static of(configured: Buffer | undefined, dataSource: DataSource): AccountNumbers {
+    return new AccountNumbers(callbackSecretKey(configured, databaseFileOf(dataSource)));
   }
 
   stored(number: string): { masked: string; digest: string } {

@@ -3,8 +3,6 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { CatalogModule } from '../catalog/catalog.module.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { databaseFileOf } from '../database/dialect.js';
-import { callbackSecretKey } from '../merchants/callback-secrets.js';
 import { MerchantsModule } from '../merchants/merchants.module.js';
 import { PaymentStatusModule } from '../payment-status/payment-status.module.js';
 import { AccountNumbers } from './account-numbers.js';
@@ -38,9 +36,7 @@ import { WidgetController } from './widget.controller.js';
       provide: AccountNumbers,
       inject: [APP_CONFIG, DataSource],
       useFactory: (config: AppConfig, dataSource: DataSource) =>
-        new AccountNumbers(
-          callbackSecretKey(config.callbacks.secretKey, databaseFileOf(dataSource)),
-        ),
+        AccountNumbers.of(config.callbacks.secretKey, dataSource),
     },
   ],
   exports: [CheckoutService, CheckoutExpiry, CheckoutPages],

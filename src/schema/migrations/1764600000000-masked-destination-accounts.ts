@@ -1,8 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
+import { placeholders } from '../../audit/migration-events.js';
 import { AccountNumbers } from '../../checkout/account-numbers.js';
 import { loadConfig } from '../../config/app-config.js';
-import { databaseFileOf } from '../../database/dialect.js';
-import { callbackSecretKey } from '../../merchants/callback-secrets.js';
 
 /** Checkouts converted per statement that reads them. */
 const PAGE = 500;
@@ -21,13 +20,13 @@ export class MaskedDestinationAccounts1764600000000 implements MigrationInterfac
     if (queryRunner.connection.options.type !== 'postgres') {
       await queryRunner.query('PRAGMA secure_delete = ON');
     }
+    const [first, second] = placeholders(queryRunner, 2).split(', ');
     let accounts: AccountNumbers | undefined;
     let after = '';
     for (;;) {
       const rows = (await queryRunner.query(
-        queryRunner.connection.options.type === 'postgres'
-          ? 'SELECT validation_key AS "validationKey", request FROM checkout WHERE validation_key > $1 ORDER BY validation_key LIMIT $2'
-          : 'SELECT validation_key AS "validationKey", request FROM checkout WHERE validation_key > ? ORDER BY validation_key LIMIT ?',
+        'SELECT validation_key AS "validationKey", request FROM checkout ' +
+          `WHERE validation_key > ${first} ORDER BY validation_key LIMIT ${second}`,
         [after, PAGE],
       )) as { validationKey: string; request: string }[];
       if (rows.length === 0) return;
@@ -35,12 +34,7 @@ export class MaskedDestinationAccounts1764600000000 implements MigrationInterfac
         const stored = JSON.parse(request) as Record<string, unknown>;
         const number = stored.destinationAccountNumber;
         if (typeof number !== 'string' || 'destinationAccountDigest' in stored) continue;
-        accounts ??= new AccountNumbers(
-          callbackSecretKey(
-            loadConfig().callbacks.secretKey,
-            databaseFileOf(queryRunner.connection),
-          ),
-        );
+        accounts ??= AccountNumbers.of(loadConfig().callbacks.secretKey, queryRunner.connection);
         const { masked, digest } = accounts.stored(number);
         const converted = JSON.stringify({
           ...stored,
@@ -48,9 +42,7 @@ export class MaskedDestinationAccounts1764600000000 implements MigrationInterfac
           destinationAccountDigest: digest,
         });
         await queryRunner.query(
-          queryRunner.connection.options.type === 'postgres'
-            ? 'UPDATE checkout SET request = $1 WHERE validation_key = $2'
-            : 'UPDATE checkout SET request = ? WHERE validation_key = ?',
+          `UPDATE checkout SET request = ${first} WHERE validation_key = ${second}`,
           [converted, validationKey],
         );
       }
