@@ -230,8 +230,7 @@ function statusErrors(name: SeedSection, instance: unknown): FieldError[] {
 
 /** The text a record is compared on for duplicates; undefined for a record that is not an object. */
 export function keyOf(name: SeedSection, instance: unknown): string | undefined {
-  if (typeof instance !== 'object' || instance === null || Array.isArray(instance))
-    return undefined;
+  if (typeof instance !== 'object' || instance === null) return undefined;
   return String(JSON.stringify(KEY_OF[name](instance as Record<string, unknown>)));
 }
 
