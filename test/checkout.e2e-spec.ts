@@ -29,6 +29,16 @@ const lookup = (t: TestApp, key: string) =>
   });
 
 /** The status lookup once it no longer answers PENDING (the expiry job runs in the background). */
+/** On SQLite, neither the database file nor its log holds `text` (on PostgreSQL: not checked). */
+function expectNotInDatabaseFiles(t: TestApp, text: string): void {
+  if (TEST_DIALECT !== 'sqlite') return;
+  for (const file of ['gateway.sqlite', 'gateway.sqlite-wal']) {
+    const path = join(t.dir, file);
+    const bytes = existsSync(path) ? readFileSync(path) : Buffer.alloc(0);
+    expect({ file, holds: bytes.includes(text) }).toEqual({ file, holds: false });
+  }
+}
+
 async function lookupWhenEnded(t: TestApp, key: string, timeoutMs = 15_000) {
   const deadline = Date.now() + timeoutMs;
   let answer = await lookup(t, key);
@@ -604,13 +614,7 @@ describe('checkout (e2e)', () => {
       });
       const shown = await http(`${t.url}/admin/payment-sessions/${key}`, { headers: adminHeaders });
       expect(shown.body.checkout.destinationAccountNumber).toBe('7301XXXXXXXX5432');
-      if (TEST_DIALECT === 'sqlite') {
-        for (const file of ['gateway.sqlite', 'gateway.sqlite-wal']) {
-          const path = join(t.dir, file);
-          const bytes = existsSync(path) ? readFileSync(path) : Buffer.alloc(0);
-          expect({ file, holds: bytes.includes(number) }).toEqual({ file, holds: false });
-        }
-      }
+      expectNotInDatabaseFiles(t, number);
     });
 
     it('audits and counts the erasure of a checkout still PENDING, whose only copy it is', async () => {
@@ -646,14 +650,8 @@ describe('checkout (e2e)', () => {
       const { page } = await openPage(t.url, token);
       expect(page.text).toContain('The details of this payment were erased');
       expect(page.text).not.toContain('from your country');
-      if (TEST_DIALECT === 'sqlite') {
-        // Nor is it left in the database's files: the log is checkpointed and emptied after it.
-        for (const file of ['gateway.sqlite', 'gateway.sqlite-wal']) {
-          const path = join(t.dir, file);
-          const bytes = existsSync(path) ? readFileSync(path) : Buffer.alloc(0);
-          expect({ file, holds: bytes.includes(email) }).toEqual({ file, holds: false });
-        }
-      }
+      // Nor is it left in the database's files: the log is checkpointed and emptied after it.
+      expectNotInDatabaseFiles(t, email);
     });
 
     it('erases the checkout copy of the personal data with the session', async () => {

@@ -126,68 +126,48 @@ describe('start-up (e2e)', () => {
   });
 
   it('refuses to serve in production while the demo merchant has an active key', async () => {
-    const config = loadConfig({
-      NODE_ENV: 'production',
-      CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY,
-      AUDIT_KEY: TEST_AUDIT_KEY,
-      DATABASE_URL: `sqlite:${join(dir, 'g.sqlite')}`,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-    });
-    const seeded = serve(config, {
-      migrate: true,
-      beforeListen: async (app) => {
-        const { SeedRunner } = await import('../src/seeding/seed-runner.js');
-        const { validateSeed } = await import('../src/seeding/seed-validation.js');
-        const seed = await validateSeed({
-          merchants: [
-            { id: 'demo', name: 'Demo', apiKeys: ['demo-key-0123456789-abcdefghijklmnop'] },
-          ],
-        });
-        if (!seed.ok) throw new Error('bad seed');
-        await app.get(SeedRunner).run(seed.seed);
-      },
-    });
-    await expect(seeded).rejects.toThrow(/demo merchant/);
-
-    // The published sandbox key is refused on any merchant, not only on the demo merchant.
-    const elsewhere = serve(
+    /** A production configuration on a database file of its own. */
+    const production = (file: string) =>
       loadConfig({
         NODE_ENV: 'production',
         CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY,
         AUDIT_KEY: TEST_AUDIT_KEY,
-        DATABASE_URL: `sqlite:${join(dir, 'elsewhere.sqlite')}`,
+        DATABASE_URL: `sqlite:${join(dir, file)}`,
         PORT: '0',
         HOST: '127.0.0.1',
         LOG_LEVEL: 'silent',
-      }),
-      {
+      });
+    /** Serves after seeding one merchant with one key, as a seed file would. */
+    const servedWith = (file: string, merchant: { id: string; name: string; apiKeys: string[] }) =>
+      serve(production(file), {
         migrate: true,
         beforeListen: async (app) => {
           const { SeedRunner } = await import('../src/seeding/seed-runner.js');
           const { validateSeed } = await import('../src/seeding/seed-validation.js');
-          const seed = await validateSeed({
-            merchants: [{ id: 'not-demo', name: 'Not demo', apiKeys: [SANDBOX_API_KEY] }],
-          });
+          const seed = await validateSeed({ merchants: [merchant] });
           if (!seed.ok) throw new Error('bad seed');
           await app.get(SeedRunner).run(seed.seed);
         },
-      },
-    );
-    await expect(elsewhere).rejects.toThrow(/published sandbox API key/);
+      });
+    await expect(
+      servedWith('g.sqlite', {
+        id: 'demo',
+        name: 'Demo',
+        apiKeys: ['demo-key-0123456789-abcdefghijklmnop'],
+      }),
+    ).rejects.toThrow(/demo merchant/);
+
+    // The published sandbox key is refused on any merchant, not only on the demo merchant.
+    await expect(
+      servedWith('elsewhere.sqlite', {
+        id: 'not-demo',
+        name: 'Not demo',
+        apiKeys: [SANDBOX_API_KEY],
+      }),
+    ).rejects.toThrow(/published sandbox API key/);
 
     // Without a demo key the same production configuration serves.
-    const clean = loadConfig({
-      NODE_ENV: 'production',
-      CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY,
-      AUDIT_KEY: TEST_AUDIT_KEY,
-      DATABASE_URL: `sqlite:${join(dir, 'clean.sqlite')}`,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-    });
-    const { app, url } = await serve(clean, { migrate: true });
+    const { app, url } = await serve(production('clean.sqlite'), { migrate: true });
     try {
       const live = await http(url + '/health/live');
       expect(live.status).toBe(200);
