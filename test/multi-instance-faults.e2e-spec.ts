@@ -271,6 +271,7 @@ describe('PostgreSQL faults under load, Express and Fastify on one database (e2e
       expect(ms).toBeLessThan(median(baseline) + CONNECT_TIMEOUT_MS + 2000);
     }
   });
+
   it('with PostgreSQL frozen (no answer, connections open) answers 503 within 2 s, and recovers when it answers', async () => {
     const missing = (i: number) => `/api/gateway/payment-status/vk-frozen-${i}`;
     const catalogPage = (i: number) => `/api/crypto-currency-protocol-processors?page=${i % 3}`;

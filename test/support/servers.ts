@@ -338,10 +338,20 @@ export function freezePostgres(server: PostgresDetails): () => void {
 
 /** Freezes a running Redis (SIGSTOP): connected clients get no answer. Returns the thaw. */
 export function freezeRedis(server: RedisDetails): () => void {
-  const pid = Number(readFileSync(path.join(server.dir, 'redis.pid'), 'utf8').trim());
-  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`no redis.pid in ${server.dir}`);
+  const pid = readRedisPid(server.dir);
+  if (pid === undefined) throw new Error(`no redis.pid in ${server.dir}`);
   process.kill(pid, 'SIGSTOP');
   return () => process.kill(pid, 'SIGCONT');
+}
+
+/** The pid in a Redis working directory's pid file, or undefined. */
+function readRedisPid(dir: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(path.join(dir, 'redis.pid'), 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const DATABASE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
@@ -650,12 +660,8 @@ function createRedisHandle(initial: RedisDetails, cleanupOnExit: boolean): Redis
   let unregister: (() => void) | undefined;
 
   const currentPid = (): number | undefined => {
-    try {
-      const pid = Number(readFileSync(pidFile, 'utf8').trim());
-      if (Number.isInteger(pid) && pid > 0) lastPid = pid;
-    } catch {
-      // Redis removes its pid file on shutdown; fall back to the pid seen at start.
-    }
+    // Redis removes its pid file on shutdown; fall back to the pid seen at start.
+    lastPid = readRedisPid(dir) ?? lastPid;
     return lastPid;
   };
 
