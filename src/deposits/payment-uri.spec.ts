@@ -97,4 +97,20 @@ describe('payment URIs', () => {
   ])('refuses %s', (_, request) => {
     expect(() => paymentUri(request as Parameters<typeof paymentUri>[0])).toThrow(RangeError);
   });
+
+  it('says what a token contract looks like on the network', () => {
+    const token = { ...coin, decimals: 6, tokenContract: USDT_TRON };
+    expect(() => paymentUri(token)).toThrow(
+      'A token contract on EVM is 0x and 40 hexadecimal digits, EIP-55 checksummed when in mixed case',
+    );
+    const onBitcoin = {
+      network: 'bitcoin',
+      address: BTC_ADDRESS,
+      amount: 1n,
+      decimals: 8,
+    } as const;
+    expect(() => paymentUri({ ...onBitcoin, tokenContract: USDT_ETHEREUM })).toThrow(
+      'Bitcoin has no token contracts',
+    );
+  });
 });

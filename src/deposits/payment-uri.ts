@@ -42,7 +42,11 @@ export function paymentUri(request: PaymentRequest): string {
   const contract =
     tokenContract === undefined ? undefined : tokenContractOf(network, tokenContract);
   if (tokenContract !== undefined && contract === undefined) {
-    throw new RangeError(`Not a token contract on ${network}`);
+    throw new RangeError(
+      rules.tokenContractForm
+        ? `A token contract on ${rules.label} is ${rules.tokenContractForm}`
+        : `${rules.label} has no token contracts`,
+    );
   }
   switch (network) {
     case 'bitcoin':
