@@ -1,6 +1,6 @@
 import { HARDENED_OFFSET, HDKey } from '@scure/bip32';
 import { addressOf, base58check } from './chain-address.js';
-import { publicVersion } from './extended-key-versions.js';
+import { publicVersion, versionOf } from './extended-key-versions.js';
 import { AccountKey, accountNode } from './extended-keys.js';
 
 /** The account's external chain: receive addresses (1 is the change chain, never given out). */
@@ -31,8 +31,7 @@ export function receiveAddresses(key: AccountKey, first: number, count: number):
  * (every step non-hardened), in the same version as the key given.
  */
 export function publicDescendant(extendedPublicKey: string, path: readonly number[]): string {
-  const payload = base58check.decode(extendedPublicKey);
-  const version = publicVersion(new DataView(payload.buffer, payload.byteOffset).getUint32(0));
+  const version = publicVersion(versionOf(base58check.decode(extendedPublicKey)));
   if (!version) throw new Error('Not an extended public key');
   let node = HDKey.fromExtendedKey(extendedPublicKey, version);
   for (const index of path) node = publicChild(node, index);

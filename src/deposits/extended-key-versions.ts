@@ -13,6 +13,20 @@ export interface ExtendedKeyVersion {
 /** version(4) depth(1) parent fingerprint(4) index(4) chain code(32) key(33). */
 export const EXTENDED_KEY_PAYLOAD_BYTES = 78;
 
+/** Where the key data starts: 0x02 or 0x03 and a point's x, or 0x00 and a private key. */
+export const KEY_DATA_OFFSET = 45;
+
+/** Base58's alphabet: digits and letters without 0, O, I and l. */
+export const BASE58_TEXT = /^[1-9A-HJ-NP-Za-km-z]+$/;
+
+/** Base58 text longer than this is no key of any kind (an extended key has 111 characters). */
+export const MAX_KEY_TEXT_LENGTH = 120;
+
+/** The version bytes an extended key's payload starts with. */
+export function versionOf(payload: Uint8Array): number {
+  return new DataView(payload.buffer, payload.byteOffset, payload.byteLength).getUint32(0);
+}
+
 export const EXTENDED_KEY_VERSIONS: readonly ExtendedKeyVersion[] = [
   { prefix: 'xpub', public: 0x0488b21e, private: 0x0488ade4, chain: 'mainnet' },
   { prefix: 'ypub', public: 0x049d7cb2, private: 0x049d7878, chain: 'mainnet' },

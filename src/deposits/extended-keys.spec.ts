@@ -3,7 +3,7 @@ import { createBase58check } from '@scure/base';
 import { generateMnemonic } from '@scure/bip39';
 import { wordlist as english } from '@scure/bip39/wordlists/english.js';
 import { wordlist as japanese } from '@scure/bip39/wordlists/japanese.js';
-import { EXTENDED_KEY_VERSIONS } from './extended-key-versions.js';
+import { EXTENDED_KEY_VERSIONS, KEY_DATA_OFFSET } from './extended-key-versions.js';
 import {
   classifyAccountKey,
   KeyRefusalReason,
@@ -72,7 +72,7 @@ function withVersion(key: string, version: number): string {
 /** A published account key with other key data (33 bytes), checksum made anew. */
 function withKeyData(key: string, keyData: Uint8Array): string {
   const payload = base58check.decode(key);
-  payload.set(keyData, 45);
+  payload.set(keyData, KEY_DATA_OFFSET);
   return base58check.encode(payload);
 }
 

@@ -1,14 +1,19 @@
 import { base58, hex } from '@scure/base';
 import { HARDENED_OFFSET, HDKey } from '@scure/bip32';
-import { EXTENDED_KEY_PAYLOAD_BYTES, publicVersion, versionsOf } from './extended-key-versions.js';
+import {
+  BASE58_TEXT,
+  EXTENDED_KEY_PAYLOAD_BYTES,
+  MAX_KEY_TEXT_LENGTH,
+  publicVersion,
+  versionOf,
+  versionsOf,
+} from './extended-key-versions.js';
 import { base58check } from './chain-address.js';
 import { AccountKeyFormat, acceptedKeysText, DepositNetwork, NETWORK_RULES } from './networks.js';
 import { PrivateKeyMaterial, privateKeyMaterialIn } from './private-key-material.js';
 
 /** m / purpose' / coin' / account': the level wallets export a watch-only key at. */
 const ACCOUNT_DEPTH = 3;
-
-const BASE58_TEXT = /^[1-9A-HJ-NP-Za-km-z]+$/;
 
 /** A merchant's watch-only account key, checked and ready to derive receive addresses from. */
 export interface AccountKey {
@@ -91,7 +96,9 @@ export function classifyAccountKey(network: DepositNetwork, text: string): KeyVe
   const given = text.trim();
   const material = privateKeyMaterialIn(given);
   if (material) return refused(network, 'private-key', material);
-  if (!BASE58_TEXT.test(given) || given.length > 120) return refused(network, 'unreadable');
+  if (!BASE58_TEXT.test(given) || given.length > MAX_KEY_TEXT_LENGTH) {
+    return refused(network, 'unreadable');
+  }
   if (base58.decode(given).length !== EXTENDED_KEY_PAYLOAD_BYTES + 4) {
     return refused(network, 'unreadable');
   }
@@ -101,13 +108,13 @@ export function classifyAccountKey(network: DepositNetwork, text: string): KeyVe
   } catch {
     return refused(network, 'bad-checksum');
   }
-  const view = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
-  const version = publicVersion(view.getUint32(0));
+  const version = publicVersion(versionOf(payload));
   if (!version) return refused(network, 'unreadable');
   if (version.chain === 'testnet') return refused(network, 'testnet');
   const format = NETWORK_RULES[network].keyFormats.find((f) => f.prefix === version.prefix);
   if (!format) return refused(network, 'not-offered');
-  if (payload[4] !== ACCOUNT_DEPTH || view.getUint32(9) < HARDENED_OFFSET) {
+  const index = new DataView(payload.buffer, payload.byteOffset).getUint32(9);
+  if (payload[4] !== ACCOUNT_DEPTH || index < HARDENED_OFFSET) {
     return refused(network, 'not-account-level');
   }
   let node: HDKey;

@@ -1,7 +1,11 @@
 import { base58 } from '@scure/base';
 import {
+  BASE58_TEXT,
   EXTENDED_KEY_PAYLOAD_BYTES,
   isPrivateExtendedKeyVersion,
+  KEY_DATA_OFFSET,
+  MAX_KEY_TEXT_LENGTH,
+  versionOf,
 } from './extended-key-versions.js';
 
 /**
@@ -13,8 +17,6 @@ export type PrivateKeyMaterial = 'extended-private-key' | 'wif' | 'raw-hex-key' 
 
 /** 32 bytes in hexadecimal, with or without 0x: a raw secp256k1 or ed25519 private key. */
 const RAW_HEX_KEY = /^(?:0x)?[0-9a-f]{64}$/i;
-
-const BASE58_TEXT = /^[1-9A-HJ-NP-Za-km-z]+$/;
 
 /** The text prefixes of SLIP-132's extended private keys (xprv, yprv, zprv, tprv, Zprv, ...). */
 const EXTENDED_PRIVATE_PREFIX = /^[xyztuvYZUV]prv[1-9A-HJ-NP-Za-km-z]{100,112}$/;
@@ -46,12 +48,14 @@ export function privateKeyMaterialIn(text: string): PrivateKeyMaterial | undefin
  */
 function privateKeyMaterialOf(token: string): PrivateKeyMaterial | undefined {
   if (RAW_HEX_KEY.test(token)) return 'raw-hex-key';
-  if (!BASE58_TEXT.test(token) || token.length > 120) return undefined;
+  if (!BASE58_TEXT.test(token) || token.length > MAX_KEY_TEXT_LENGTH) return undefined;
   if (EXTENDED_PRIVATE_PREFIX.test(token)) return 'extended-private-key';
   const bytes = base58.decode(token);
+  // The payload and base58check's 4 checksum bytes.
   if (bytes.length === EXTENDED_KEY_PAYLOAD_BYTES + 4) {
-    const version = new DataView(bytes.buffer, bytes.byteOffset).getUint32(0);
-    if (bytes[45] === 0 || isPrivateExtendedKeyVersion(version)) return 'extended-private-key';
+    if (bytes[KEY_DATA_OFFSET] === 0 || isPrivateExtendedKeyVersion(versionOf(bytes))) {
+      return 'extended-private-key';
+    }
   }
   const compressed = bytes.length === 38 && bytes[33] === 0x01;
   if ((bytes.length === 37 || compressed) && WIF_VERSIONS.has(bytes[0])) return 'wif';
