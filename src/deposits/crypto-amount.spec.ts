@@ -106,7 +106,7 @@ describe('the amount to pay', () => {
   it('is the least amount worth the money, for any money, price and decimals', () => {
     let seed = 48;
     const next = (below: number): number => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
       return seed % below;
     };
     for (let round = 0; round < 2000; round++) {
