@@ -1,7 +1,7 @@
 /**
  * The networks a checkout can be paid on, and each one's rules: the account keys it takes, how
- * its addresses are written, its own coin's decimals, whether it has chain ids and tokens. Every
- * other list of networks, key forms or messages in src/deposits/ is read from here.
+ * its addresses are written, its own coin's decimals, whether it has chain ids and tokens. The
+ * rest of src/deposits/ reads networks and their key forms from here, never from a list of its own.
  */
 export const DEPOSIT_NETWORKS = ['bitcoin', 'evm', 'tron'] as const;
 
