@@ -141,7 +141,7 @@ export function accountNode(key: AccountKey): HDKey {
 }
 
 /** BIP32's key identifier (hash160 of the public key), its first 4 bytes in hex. */
-export function fingerprintOf(node: HDKey): string {
+function fingerprintOf(node: HDKey): string {
   return hex.encode(node.identifier!.subarray(0, 4));
 }
 
