@@ -1,8 +1,5 @@
-import { EvmNode } from './watcher/evm-node.js';
-import { EvmWatcher } from './watcher/evm-watcher.js';
-import { GatewayClient } from './watcher/gateway-client.js';
-import { Outage } from './watcher/outage.js';
-import { createWatcherLogger, describeError, originOf } from './watcher/watcher-log.js';
+import { createEvmWatcher } from './watcher/create-watcher.js';
+import { createWatcherLogger, describeError } from './watcher/watcher-log.js';
 import {
   parseWatcherOptions,
   WATCHER_USAGE,
@@ -24,17 +21,7 @@ try {
 }
 
 const logger = createWatcherLogger(options.logLevel);
-const node = new EvmNode(options.rpcUrl, new Outage(logger, 'node', originOf(options.rpcUrl)));
-const gateway = new GatewayClient(
-  options.gatewayUrl,
-  options.token,
-  new Outage(logger, 'gateway', originOf(options.gatewayUrl)),
-  logger,
-);
-const watcher = new EvmWatcher(node, gateway, logger, {
-  chainId: options.chainId,
-  pollMs: options.pollMs,
-});
+const watcher = createEvmWatcher(options, logger);
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.once(signal, () => {
     logger.info({ signal }, 'Stopping after the round under way');

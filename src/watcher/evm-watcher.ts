@@ -2,7 +2,7 @@ import pRetry from 'p-retry';
 import type { Logger } from 'pino';
 import { getAddress, type Address, type Hash } from 'viem';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EvmNode, NodeUnavailable, type BlockWithTransactions } from './evm-node.js';
+import { EvmNode, NodeUnavailable } from './evm-node.js';
 import {
   GatewayClient,
   GatewayUnavailable,
@@ -66,22 +66,34 @@ interface SeenTransfer {
   orphaned: boolean;
 }
 
-/** What a round's scan of a block range found. */
+/** The blocks a round read: their hashes, and the coin they moved to someone. */
+interface BlockRange {
+  from: bigint;
+  /** The last block read: blocks after it are scanned next round. */
+  last: bigint;
+  hashes: Map<bigint, Hash>;
+  /** Every transaction in them that sent coin to someone (only a few fields of each). */
+  coin: Array<{ block: { number: bigint; hash: Hash }; hash: Hash; to: Address; value: bigint }>;
+}
+
+/** What a round found in its blocks. */
 interface Scan {
-  /** The last block scanned: blocks after it are scanned next round. */
   last: bigint;
   hashes: Map<bigint, Hash>;
   transfers: SeenTransfer[];
+  addresses: number;
 }
 
 /**
- * The reference watcher for EVM networks. Each round it reads the chain head, the addresses the
- * gateway wants watched, every block since the last round (coin sent to a watched address) and
- * the ERC-20 `Transfer` logs to watched addresses in them, and reports each transfer to the
- * gateway, again each round as its confirmations rise, until the address's required number. It
- * keeps no database: a restart scans again from the first block any watched address could have
- * received in. In memory it keeps the watched addresses of the round, the hashes of the latest
- * blocks (to notice a reorganisation) and the transfers still confirming.
+ * The reference watcher for EVM networks. Each round it reads the chain head, every block since
+ * the last round, and then the addresses the gateway wants watched, a page at a time: for each
+ * page, the coin those blocks sent to them and the ERC-20 `Transfer` logs to them. It reports each
+ * transfer to the gateway, again each round as its confirmations rise, until the address's
+ * required number. It keeps no database: a restart scans again from the first block any watched
+ * address could have received in. What it holds in memory does not grow with the number of
+ * addresses: one page of them, the blocks of one round (a few at a time) and the coin transfers
+ * in them, the hashes of the latest blocks (to notice a reorganisation) and the transfers still
+ * confirming.
  *
  * The chain head is read before the address list, so an address missing from this round's list
  * was given out after the head block existed: nothing sent to it can be in a block scanned this
@@ -139,26 +151,26 @@ export class EvmWatcher {
     const startedAt = performance.now();
     const rpcCalls = this.node.calls;
     const gatewayCalls = this.gateway.calls;
-    // The head first, then the list: see the class comment.
+    // The head before the list: see the class comment.
     const head = await this.node.blockNumber();
-    const listed = await this.gateway.watchedAddresses(this.chainId);
-    const watched = new Map<string, WatchedAddress>();
-    for (const item of listed) watched.set(item.address.toLowerCase(), item);
-    if (this.cursor === undefined) this.cursor = await this.startingBlock(listed, head);
+    if (this.cursor === undefined) this.cursor = await this.startingBlock(head);
     if (this.cursor > head) await this.followReorganisation(head);
 
     const from = this.cursor;
     let found = 0;
+    let addresses: number | undefined;
     if (from <= head) {
       const target = () => minOf(head, this.cursor! + MAX_BLOCKS_PER_ROUND - 1n);
-      let scan = await this.scan(this.cursor, target(), watched);
-      if (scan === 'forked') {
+      let blocks = await this.readBlocks(this.cursor, target());
+      if (blocks === 'forked') {
         await this.followReorganisation(head);
-        scan = await this.scan(this.cursor, target(), watched);
+        blocks = await this.readBlocks(this.cursor, target());
       }
-      if (scan !== 'forked') {
+      if (blocks !== 'forked') {
+        const scan = await this.scan(blocks);
         this.commit(scan);
         found = scan.transfers.length;
+        addresses = scan.addresses;
       }
     }
     const reports = await this.report();
@@ -167,7 +179,7 @@ export class EvmWatcher {
         head: String(head),
         from: String(from),
         to: String(this.cursor - 1n),
-        addresses: watched.size,
+        addresses,
         found,
         reports,
         confirming: this.seen.size,
@@ -182,98 +194,109 @@ export class EvmWatcher {
 
   /**
    * The first block any listed address could have received in: the first block at or after the
-   * oldest `assignedAt` (less the margin), found by binary search on block timestamps.
+   * oldest `assignedAt` (less the margin), found by binary search on block timestamps; the block
+   * after the head when no address is listed.
    */
-  private async startingBlock(listed: WatchedAddress[], head: bigint): Promise<bigint> {
-    if (listed.length === 0) return head + 1n;
-    const oldest = listed.reduce((a, b) =>
-      Date.parse(a.assignedAt) <= Date.parse(b.assignedAt) ? a : b,
-    );
-    const since = BigInt(
-      Math.floor(Date.parse(oldest.assignedAt) / 1000) - ASSIGNED_AT_MARGIN_SECONDS,
-    );
+  private async startingBlock(head: bigint): Promise<bigint> {
+    let oldest: string | undefined;
+    let count = 0;
+    for await (const page of this.gateway.watchedAddresses(this.chainId)) {
+      for (const item of page) {
+        count += 1;
+        if (oldest === undefined || Date.parse(item.assignedAt) < Date.parse(oldest)) {
+          oldest = item.assignedAt;
+        }
+      }
+    }
+    if (oldest === undefined) return head + 1n;
+    const since = BigInt(Math.floor(Date.parse(oldest) / 1000) - ASSIGNED_AT_MARGIN_SECONDS);
     const start = await firstBlockAtOrAfter(since, head, async (blockNumber) => {
       const header = await this.node.header(blockNumber);
       // A block past the node's head (it moved back meanwhile) is later than any time.
       return header?.timestamp ?? BigInt(Number.MAX_SAFE_INTEGER);
     });
     this.logger.info(
-      {
-        startBlock: String(start),
-        head: String(head),
-        addresses: listed.length,
-        oldestAssignedAt: oldest.assignedAt,
-      },
+      { startBlock: String(start), head: String(head), addresses: count, oldestAssignedAt: oldest },
       'Scanning from the first block a watched address could have received in',
     );
     return start;
   }
 
   /**
-   * Reads the blocks from..to: coin sent to a watched address by a transaction that succeeded,
-   * and ERC-20 `Transfer` logs to watched addresses. 'forked' when block `from` does not follow
-   * the last scanned block (a reorganisation). Stops early where the chain changed under the scan.
+   * Reads the blocks from..to, a few at a time, keeping their hashes and the coin they moved.
+   * 'forked' when block `from` does not follow the last scanned block (a reorganisation); stops
+   * early where the chain changed while it read.
    */
-  private async scan(
-    from: bigint,
-    to: bigint,
-    watched: Map<string, WatchedAddress>,
-  ): Promise<Scan | 'forked'> {
-    const hashes = new Map<bigint, Hash>();
-    const coin: Array<{ block: BlockWithTransactions; hash: Hash; to: Address; value: bigint }> =
-      [];
-    let last = from - 1n;
+  private async readBlocks(from: bigint, to: bigint): Promise<BlockRange | 'forked'> {
+    const range: BlockRange = { from, last: from - 1n, hashes: new Map(), coin: [] };
     let parent = this.hashes.get(from - 1n);
-    reading: for (let first = from; first <= to; first += BigInt(BLOCKS_AT_ONCE)) {
+    for (let first = from; first <= to; first += BigInt(BLOCKS_AT_ONCE)) {
       const numbers: bigint[] = [];
       for (let n = first; n <= to && n < first + BigInt(BLOCKS_AT_ONCE); n++) numbers.push(n);
       const blocks = await Promise.all(numbers.map((n) => this.node.block(n)));
       for (const block of blocks) {
-        if (!block) break reading; // the node's head moved back meanwhile
+        if (!block) return range; // the node's head moved back meanwhile
         if (parent !== undefined && block.parentHash !== parent) {
-          if (block.number === from) return 'forked';
-          break reading; // replaced while being read: the next round finds where
+          // Replaced while being read: the next round finds where the chain forked.
+          return block.number === from ? 'forked' : range;
         }
-        hashes.set(block.number, block.hash);
+        range.hashes.set(block.number, block.hash);
         parent = block.hash;
-        last = block.number;
-        for (const tx of block.transactions) {
-          if (watched.has(tx.to.toLowerCase())) coin.push({ block, ...tx });
-        }
+        range.last = block.number;
+        const where = { number: block.number, hash: block.hash };
+        for (const tx of block.transactions) range.coin.push({ block: where, ...tx });
       }
     }
-    if (last < from) return { last, hashes, transfers: [] };
+    return range;
+  }
 
+  /**
+   * Finds the transfers to watched addresses in the blocks read, a page of addresses at a time:
+   * coin sent by a transaction that succeeded, and ERC-20 `Transfer` logs of any token contract.
+   */
+  private async scan(blocks: BlockRange): Promise<Scan> {
+    const { from, hashes } = blocks;
+    let last = blocks.last;
     const transfers: SeenTransfer[] = [];
-    for (const tx of coin) {
-      // A plain transfer cannot fail, but a call to an address with delegated code can.
-      if (!(await this.node.succeeded(tx.hash))) continue;
-      const item = watched.get(tx.to.toLowerCase())!;
-      transfers.push(this.transfer(item, tx.hash, 0, 'native', tx.value, tx.block));
-    }
-    const recipients = [...watched.values()].map((item) => item.address as Address);
-    for (let i = 0; i < recipients.length; i += RECIPIENTS_PER_LOG_QUERY) {
-      const batch = recipients.slice(i, i + RECIPIENTS_PER_LOG_QUERY);
-      for (const log of await this.node.transfersTo(batch, from, last)) {
-        if (log.blockNumber > last) continue;
-        if (hashes.get(log.blockNumber) !== log.blockHash) {
-          // The block was replaced after it was read: keep what came before it.
-          last = log.blockNumber - 1n;
-          continue;
+    let addresses = 0;
+    if (last < from) return { last, hashes, transfers, addresses };
+    for await (const page of this.gateway.watchedAddresses(this.chainId)) {
+      addresses += page.length;
+      const watched = new Map(page.map((item) => [item.address.toLowerCase(), item]));
+      for (const tx of blocks.coin) {
+        const item = watched.get(tx.to.toLowerCase());
+        // A plain transfer cannot fail, but a call to an address with delegated code can.
+        if (!item || !(await this.node.succeeded(tx.hash))) continue;
+        transfers.push(this.transfer(item, tx.hash, 0, 'native', tx.value, tx.block));
+      }
+      const recipients = page.map((item) => item.address as Address);
+      for (let i = 0; i < recipients.length; i += RECIPIENTS_PER_LOG_QUERY) {
+        const batch = recipients.slice(i, i + RECIPIENTS_PER_LOG_QUERY);
+        for (const log of await this.node.transfersTo(batch, from, last)) {
+          if (log.blockNumber > last) continue;
+          if (hashes.get(log.blockNumber) !== log.blockHash) {
+            // The block was replaced after it was read: keep what came before it.
+            last = log.blockNumber - 1n;
+            continue;
+          }
+          if (log.value === 0n) continue; // nothing moved: not a payment
+          const item = watched.get(log.to.toLowerCase());
+          if (!item) continue;
+          const block = { number: log.blockNumber, hash: log.blockHash };
+          const asset = getAddress(log.token);
+          transfers.push(
+            this.transfer(item, log.transactionHash, log.logIndex, asset, log.value, block),
+          );
         }
-        if (log.value === 0n) continue; // nothing moved: not a payment
-        const item = watched.get(log.to.toLowerCase());
-        if (!item) continue;
-        transfers.push(
-          this.transfer(item, log.transactionHash, log.logIndex, getAddress(log.token), log.value, {
-            number: log.blockNumber,
-            hash: log.blockHash,
-          }),
-        );
       }
     }
     for (const n of hashes.keys()) if (n > last) hashes.delete(n);
-    return { last, hashes, transfers: transfers.filter((t) => t.blockNumber <= last) };
+    return {
+      last,
+      hashes,
+      transfers: transfers.filter((t) => t.blockNumber <= last),
+      addresses,
+    };
   }
 
   private transfer(

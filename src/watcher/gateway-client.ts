@@ -83,11 +83,11 @@ export class GatewayClient {
   ) {}
 
   /**
-   * Every address to watch on the chain (all pages). An entry the watcher cannot read is logged
-   * and left out; the others are still watched.
+   * The addresses to watch on the chain, a page (at most 1000) at a time, so that the watcher
+   * holds one page whatever their number. An entry the watcher cannot read is left out (and
+   * counted in one line); the others are still watched.
    */
-  async watchedAddresses(chainId: number): Promise<WatchedAddress[]> {
-    const addresses: WatchedAddress[] = [];
+  async *watchedAddresses(chainId: number): AsyncGenerator<WatchedAddress[]> {
     let cursor: string | undefined;
     let unreadable = 0;
     do {
@@ -104,17 +104,18 @@ export class GatewayClient {
       if (!Array.isArray(payload) || (nextCursor !== undefined && typeof nextCursor !== 'string')) {
         throw this.unavailable(page.status, page.body, 'deposit-addresses');
       }
+      const addresses: WatchedAddress[] = [];
       for (const raw of payload) {
         const item = readWatchedAddress(raw);
         if (item && item.chainId === chainId) addresses.push(item);
         else unreadable += 1;
       }
+      yield addresses;
       cursor = nextCursor;
     } while (cursor !== undefined);
     if (unreadable > 0) {
       this.logger.warn({ unreadable }, 'Gateway listed addresses the watcher cannot read: skipped');
     }
-    return addresses;
   }
 
   /** Tells the gateway of a transfer; idempotent per (txid, index), so a repeat is harmless. */

@@ -1,10 +1,8 @@
 import { spawn } from 'node:child_process';
 import { Writable } from 'node:stream';
-import { EvmNode } from '../../../src/watcher/evm-node.js';
-import { EvmWatcher } from '../../../src/watcher/evm-watcher.js';
-import { GatewayClient } from '../../../src/watcher/gateway-client.js';
-import { Outage } from '../../../src/watcher/outage.js';
-import { createWatcherLogger, originOf } from '../../../src/watcher/watcher-log.js';
+import { createEvmWatcher } from '../../../src/watcher/create-watcher.js';
+import type { EvmWatcher } from '../../../src/watcher/evm-watcher.js';
+import { createWatcherLogger } from '../../../src/watcher/watcher-log.js';
 
 /** A JSON log line of the watcher. */
 export interface LogLine {
@@ -41,18 +39,15 @@ export class WatcherRun {
       },
     });
     const logger = createWatcherLogger('debug', stream);
-    const node = new EvmNode(options.rpcUrl, new Outage(logger, 'node', originOf(options.rpcUrl)));
-    const gateway = new GatewayClient(
-      options.gatewayUrl,
-      options.token,
-      new Outage(logger, 'gateway', originOf(options.gatewayUrl)),
+    this.watcher = createEvmWatcher(
+      {
+        ...options,
+        chainId: options.chainId,
+        pollMs: options.pollMs ?? 200,
+        backoff: options.backoff ?? { minMs: 200, maxMs: 1000 },
+      },
       logger,
     );
-    this.watcher = new EvmWatcher(node, gateway, logger, {
-      chainId: options.chainId,
-      pollMs: options.pollMs ?? 200,
-      backoff: options.backoff ?? { minMs: 200, maxMs: 1000 },
-    });
     this.exited = this.watcher.run();
   }
 
@@ -91,6 +86,7 @@ export async function until(
 }
 
 export interface WatcherProcess {
+  pid: number;
   output: () => string;
   lines: () => LogLine[];
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -110,6 +106,7 @@ export function startWatcherProcess(args: string[], env: Record<string, string>)
     child.on('exit', (code, signal) => resolve({ code, signal })),
   );
   return {
+    pid: child.pid!,
     output: () => output,
     lines: () =>
       output
