@@ -97,6 +97,15 @@ export default {
       testMatch: ['**/*.browser-spec.ts'],
     },
     {
+      // The chain watcher against a real local EVM node (anvil, from npm) and a stand-in for the
+      // gateway's two watcher routes. Its specs end in .watcher-spec.ts, so no other project runs
+      // them.
+      ...base,
+      displayName: 'watcher',
+      roots: ['<rootDir>/test/watcher'],
+      testMatch: ['**/*.watcher-spec.ts'],
+    },
+    {
       // Two production processes on one PostgreSQL and one Redis of their own.
       ...base,
       displayName: 'multi-instance',
