@@ -4,11 +4,11 @@ import type { OperatorCall } from '../access/operator-call.js';
 import { RefusalRecorder, type RefusedOperatorRequest } from '../access/access-ports.js';
 import {
   AuditContent,
-  AuditEvent,
   BrokenLink,
   ChainCheck,
   GENESIS_HASH,
   linkOf,
+  type StoredAuditEvent,
 } from './audit-chain.js';
 import { AuditHeads } from './audit-heads.js';
 import { AuditKeyring } from './audit-keys.js';
@@ -152,7 +152,7 @@ export class AuditTrail extends RefusalRecorder {
    */
   async verify(kept?: KeptHead): Promise<ChainVerification> {
     const check = new ChainCheck(this.keys);
-    let last: AuditEvent | undefined;
+    let last: StoredAuditEvent | undefined;
     let checked = 0;
     let headHash = GENESIS_HASH;
     if (kept?.events === 0 && kept.headHash !== GENESIS_HASH) {
@@ -174,6 +174,19 @@ export class AuditTrail extends RefusalRecorder {
       }
       if (batch.length < VERIFY_BATCH) break;
       last = batch[batch.length - 1];
+    }
+    // The walk read events 1 to `checked`, each once: every row numbered so far must be one of
+    // them, or the list would show an event no link covers (a row numbered 0 or below).
+    const census = await this.transactions.run((tx) => this.events.census(tx, checked));
+    if (census.rows !== checked) {
+      return {
+        valid: false,
+        events: checked,
+        brokenAt: {
+          seq: census.lowest ?? 0,
+          reason: `it is numbered outside the chain, which runs from 1 to ${checked}: no link covers it, so the service did not append it`,
+        },
+      };
     }
     const broken = check.end();
     if (broken) return { valid: false, events: broken.seq - 1, brokenAt: broken };

@@ -16,7 +16,7 @@ import { execute } from '../database/sql.js';
 import type { Tx } from '../database/transactions.js';
 import { MemoKey, type TransactionMemo } from '../database/transaction-memo.js';
 import { managerOf, memoOf } from '../database/typeorm-transactions.js';
-import type { AuditEvent } from './audit-chain.js';
+import { type AuditEvent, type StoredAuditEvent, storedChanges } from './audit-chain.js';
 import { AuditEventRow } from './audit-event.entity.js';
 import { AuditFilter, AuditRepository, ChainHead } from './audit.repository.js';
 import { AUDIT_CHAIN_LOCK } from './migration-events.js';
@@ -129,7 +129,7 @@ export class TypeOrmAuditRepository extends AuditRepository {
     tx: Tx,
     filter: AuditFilter,
     { page, size }: { page: number; size: number },
-  ): Promise<{ rows: AuditEvent[]; total: number }> {
+  ): Promise<{ rows: StoredAuditEvent[]; total: number }> {
     const where: FindOptionsWhere<AuditEventRow> = {};
     if (filter.action !== undefined) where.action = Equal(filter.action);
     if (filter.target !== undefined) where.target = Equal(filter.target);
@@ -162,13 +162,26 @@ export class TypeOrmAuditRepository extends AuditRepository {
     return { rows: rows.map(toEvent), total };
   }
 
-  async after(tx: Tx, seq: number, limit: number): Promise<AuditEvent[]> {
+  async after(tx: Tx, seq: number, limit: number): Promise<StoredAuditEvent[]> {
     const rows = await managerOf(tx).find(AuditEventRow, {
       where: { seq: MoreThan(seq) },
       order: { seq: 'ASC' },
       take: limit,
     });
     return rows.map(toEvent);
+  }
+
+  async census(tx: Tx, through: number): Promise<{ rows: number; lowest: number | null }> {
+    const found = (await managerOf(tx)
+      .createQueryBuilder(AuditEventRow, 'e')
+      .select('COUNT(*)', 'rows')
+      .addSelect('MIN(e.seq)', 'lowest')
+      .where('e.seq <= :through', { through })
+      .getRawOne()) as { rows: number | string; lowest: number | string | null } | undefined;
+    return {
+      rows: Number(found?.rows ?? 0),
+      lowest: found?.lowest === null || found?.lowest === undefined ? null : Number(found.lowest),
+    };
   }
 }
 
@@ -198,6 +211,6 @@ function eventValues(event: AuditEvent): unknown[] {
   ];
 }
 
-function toEvent(row: AuditEventRow): AuditEvent {
-  return { ...row, changes: JSON.parse(row.changes) as AuditEvent['changes'] };
+function toEvent(row: AuditEventRow): StoredAuditEvent {
+  return { ...row, changes: storedChanges(row.changes) };
 }

@@ -56,6 +56,11 @@ export class InMemoryAuditEvents extends AuditRepository implements Rollbackable
   async after(_tx: Tx, seq: number, limit: number): Promise<AuditEvent[]> {
     return copy(this.events.filter((e) => e.seq > seq).slice(0, limit));
   }
+
+  async census(_tx: Tx, through: number): Promise<{ rows: number; lowest: number | null }> {
+    const held = this.events.filter((e) => e.seq <= through).map((e) => e.seq);
+    return { rows: held.length, lowest: held.length === 0 ? null : Math.min(...held) };
+  }
 }
 
 /** An audit key that lives as long as the test. */

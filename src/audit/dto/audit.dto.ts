@@ -174,10 +174,11 @@ export class AuditEventDto {
         new: { description: 'The value after; null when there is none.' },
       },
     },
+    nullable: true,
     description:
-      'The fields changed, by name, each with its old and new value; `[redacted]` stands for a key, token, secret or personal data. Empty for a refusal.',
+      'The fields changed, by name, each with its old and new value; `[redacted]` stands for a key, token, secret or personal data. Empty for a refusal. Null only for a row altered in the database so that its changes are not a JSON object (`verify` names it).',
   })
-  changes: Record<string, AuditChangeDto>;
+  changes: Record<string, AuditChangeDto> | null;
   @ApiPropertyOptional({
     enum: REFUSAL_REASONS,
     description:
