@@ -18,6 +18,24 @@ import type { Changes } from './changes.js';
 /** What an event records; the chain gives it its place, time, key and links. */
 type EventContent = Omit<AuditContent, 'seq' | 'at' | 'prevHash' | 'keyId'>;
 
+/** The longest target an event stores (its column's length). */
+const MAX_TARGET_LENGTH = 300;
+
+// eslint-disable-next-line no-control-regex -- escaping control characters is the point
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/**
+ * The target of a refused request as stored: the path parameter as the caller sent it, unchecked
+ * (refused before any validation), so its control characters are written as `\u0000` escapes —
+ * PostgreSQL stores no NUL in text — and it is cut to the column's length.
+ */
+function refusedTarget(target: string | null): string | null {
+  if (target === null) return null;
+  return target
+    .replace(CONTROL_CHARACTERS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .slice(0, MAX_TARGET_LENGTH);
+}
+
 /** Events read at a time when the chain is verified. */
 const VERIFY_BATCH = 1000;
 
@@ -131,7 +149,7 @@ export class AuditTrail extends RefusalRecorder {
         operatorId: actor.id,
         operatorName: actor.name,
         action: request.action,
-        target: request.target,
+        target: refusedTarget(request.target),
         outcome: request.outcome,
         requestId: request.requestId,
         changes: {},

@@ -14,9 +14,9 @@ import { REFUSAL_REASONS, type RefusalReason } from '../../access/access-ports.j
 import { ACTOR_KINDS, type ActorKind } from '../audit-chain.js';
 import { PageDto, PageQueryDto } from '../../common/http/page.dto.js';
 import { isDateOnly, isZonedDateTime } from '../../common/iso-time.js';
-import { DigitsToInteger, NotRepeated, Omittable } from '../../common/validators.js';
+import { DigitsToInteger, IsPlainText, NotRepeated, Omittable } from '../../common/validators.js';
 
-const TEXT_RULE = 'must be a text of 1 to 300 characters';
+const TEXT_RULE = 'must be a text of 1 to 300 characters without control characters';
 const TIME_RULE =
   'must be a date-time with its time zone, e.g. 2026-01-31T12:00:00Z, or a date, e.g. 2026-01-31, for that whole day (UTC)';
 
@@ -51,6 +51,7 @@ export class AuditQueryDto extends PageQueryDto {
   @Omittable()
   @IsString({ message: TEXT_RULE })
   @Length(1, 300, { message: TEXT_RULE })
+  @IsPlainText({ message: TEXT_RULE })
   @NotRepeated()
   operator?: string;
 
@@ -61,6 +62,7 @@ export class AuditQueryDto extends PageQueryDto {
   @Omittable()
   @IsString({ message: TEXT_RULE })
   @Length(1, 300, { message: TEXT_RULE })
+  @IsPlainText({ message: TEXT_RULE })
   @NotRepeated()
   action?: string;
 
@@ -68,6 +70,7 @@ export class AuditQueryDto extends PageQueryDto {
   @Omittable()
   @IsString({ message: TEXT_RULE })
   @Length(1, 300, { message: TEXT_RULE })
+  @IsPlainText({ message: TEXT_RULE })
   @NotRepeated()
   target?: string;
 
