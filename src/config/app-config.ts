@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { isHostName } from '../common/host-names.js';
 
 /**
  * Typed configuration, read and validated once from the environment.
@@ -260,20 +261,6 @@ function databaseUrl(env: Env): string {
       ? 'got no scheme'
       : `got the scheme ${shown(got)}`;
   throw new ConfigError('DATABASE_URL', `must be one of ${accepted} (${detail})`);
-}
-
-const HOSTNAME_LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
-
-/**
- * A host name per RFC 1123: dot-separated labels of letters, digits and inner hyphens, each at
- * most 63 characters, 253 in all. A name ending in an all-digit label is a malformed address
- * (`999.1.1.1`), never a name (RFC 1123, 2.1).
- */
-export function isHostName(value: string): boolean {
-  if (value.length === 0 || value.length > 253) return false;
-  const labels = value.split('.');
-  const last = labels[labels.length - 1];
-  return labels.every((label) => HOSTNAME_LABEL.test(label)) && !/^\d+$/.test(last);
 }
 
 function host(env: Env): string {
