@@ -45,14 +45,13 @@ export class AccessPolicy {
     declared: DeclaredAccess,
     target: string | null = null,
   ): MaybePromise<void> {
-    // RFC 9112 section 3.2: a request of HTTP/1.1 without Host is a 400; the connection closes,
-    // as after any request whose head could not be read.
-    if (request.headers.host === undefined && request.httpVersion === '1.1') {
+    // RFC 9112 section 3.2: a request of HTTP/1.1 without Host, and any request with more than
+    // one Host line or a Host that is not a host and port, is a 400; the connection closes, as
+    // after any request whose head could not be read.
+    const host = hostRefusal(request);
+    if (host !== undefined) {
       closeAfter(response);
-      throw new ApiError('MALFORMED_REQUEST', {
-        message: 'An HTTP/1.1 request needs a Host header.',
-        field: 'host',
-      });
+      throw new ApiError('MALFORMED_REQUEST', { message: host, field: 'host' });
     }
     const version = headerValue(request.headers, 'api-version', 'x-api-version');
     if (version !== undefined && version.trim() !== '1') {
@@ -133,15 +132,35 @@ export class AccessPolicy {
 }
 
 /**
- * How many `Authorization` headers the request carries. Node keeps only the first of repeated
- * ones in `headers`; `rawHeaders` has them all.
+ * How many lines of the header `name` (lower case) the request carries. Node keeps only the first
+ * of repeated `Authorization` or `Host` lines in `headers`; `rawHeaders` has them all.
  */
-function authorizationHeaders(request: IncomingMessage): number {
+function headerLines(request: IncomingMessage, name: string): number {
   let count = 0;
   for (let i = 0; i < request.rawHeaders.length; i += 2) {
-    if (request.rawHeaders[i].toLowerCase() === 'authorization') count++;
+    if (request.rawHeaders[i].toLowerCase() === name) count++;
   }
   return count;
+}
+
+function authorizationHeaders(request: IncomingMessage): number {
+  return headerLines(request, 'authorization');
+}
+
+/**
+ * A Host value as RFC 9110 section 7.2 allows it: `uri-host [ ":" port ]`, the host an IP
+ * literal in brackets or a registered name (RFC 3986 `reg-name`, empty included), the port digits.
+ */
+const HOST_VALUE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::[0-9]*)?$/;
+
+/** Why the request's Host header makes it a 400 (RFC 9112 section 3.2), or undefined. */
+function hostRefusal(request: IncomingMessage): string | undefined {
+  const host = request.headers.host;
+  if (host === undefined) {
+    return request.httpVersion === '1.1' ? 'An HTTP/1.1 request needs a Host header.' : undefined;
+  }
+  if (headerLines(request, 'host') > 1) return 'A request may carry one Host header, not several.';
+  return HOST_VALUE.test(host) ? undefined : 'The Host header must be a host and port.';
 }
 
 /** Two credentials in one request: RFC 6750 section 3.1, `invalid_request`. */
