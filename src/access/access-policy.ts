@@ -39,10 +39,15 @@ export class AccessPolicy {
     @Optional() private readonly refusals?: RefusalRecorder,
   ) {}
 
+  /**
+   * `address` is the client's, as the platform gives it (`ip:<address>`: the connection's peer,
+   * or past the trusted proxies): what a caller without credentials is counted by.
+   */
   admit(
     request: IncomingMessage,
     response: ServerResponse,
     declared: DeclaredAccess,
+    address: string,
     target: string | null = null,
   ): MaybePromise<void> {
     // RFC 9112 section 3.2: a request of HTTP/1.1 without Host, and any request with more than
@@ -61,14 +66,13 @@ export class AccessPolicy {
     if (declared.access === 'public' && !declared.usesDatabase) return;
     if (this.state.databaseLost) throw databaseLost();
     if (declared.access === 'public') return;
-    const address = `ip:${request.socket.remoteAddress ?? 'unknown'}`;
 
     if (declared.access === 'operator') {
       if (authorizationHeaders(request) > 1) throw repeatedAuthorization();
       const authorization = headerValue(request.headers, 'authorization');
       return andThen(this.operators.admit(authorization, declared.role ?? 'viewer'), (result) => {
         if ('error' in result)
-          return this.refuseOperator(request, response, declared, target, result);
+          return this.refuseOperator(request, response, declared, address, target, result);
         attachOperatorCall(request, {
           operator: result,
           action: declared.action,
@@ -101,12 +105,13 @@ export class AccessPolicy {
     request: IncomingMessage,
     response: ServerResponse,
     declared: DeclaredAccess,
+    address: string,
     target: string | null,
     refusal: OperatorRefusal,
   ): Promise<never> {
     let error = refusal.error;
     try {
-      await this.count(`ip:${request.socket.remoteAddress ?? 'unknown'}`, response);
+      await this.count(address, response);
     } catch (limited) {
       if (!(limited instanceof ApiError)) throw limited;
       error = limited;

@@ -112,6 +112,12 @@ describe('loadConfig', () => {
     ['CATALOG_CACHE_TTL_SECONDS', 'soon'],
     ['CATALOG_CACHE_TTL_SECONDS', '-5'],
     ['LOG_LEVEL', 'verbose'],
+    ['TRUST_PROXY', 'true'],
+    ['TRUST_PROXY', '1'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_PROXY', '10.0.0.1, proxy.example'],
+    ['TRUST_PROXY', '10.0.0.0/8/8'],
+    ['TRUST_PROXY', 'loopback,'],
   ])('refuses %s=%j with a ConfigError naming the variable', (variable, value) => {
     const error = configError({ [variable]: value });
     expect(error.variable).toBe(variable);
@@ -119,6 +125,14 @@ describe('loadConfig', () => {
     expect(error.message).not.toContain('\n');
     expect(error.rule.length).toBeGreaterThan(0);
     expect(error.message).toContain(error.rule);
+  });
+
+  it('reads TRUST_PROXY as the proxies both platforms trust; none by default', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(
+      loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8,192.0.2.7, fd00::/8, ::1' }).trustProxy,
+    ).toEqual(['loopback', '10.0.0.0/8', '192.0.2.7', 'fd00::/8', '::1']);
   });
 
   it('states the rule of PORT in its message', () => {

@@ -8,6 +8,8 @@ import { isHostName } from '../common/host-names.js';
 export type AuthMode = 'api-key' | 'none';
 export type HttpPlatform = 'express' | 'fastify';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+/** TRUST_PROXY as both platforms take it (Express's `trust proxy`, Fastify's `trustProxy`). */
+export type TrustProxy = false | readonly string[];
 
 export interface RateLimitConfig {
   /** Requests per window per API key (or per address without a key). */
@@ -40,6 +42,12 @@ export interface AppConfig {
   logLevel: LogLevel;
   migrationsRun: boolean;
   httpPlatform: HttpPlatform;
+  /**
+   * Which peers are proxies whose `X-Forwarded-For` names the client (the platforms' own `trust
+   * proxy`): false (none: the client is the connection's peer) or the proxies' addresses and
+   * networks. Every per-address limit counts the client this gives.
+   */
+  trustProxy: TrustProxy;
   rateLimit: RateLimitConfig;
   http: HttpTimeoutsConfig;
   /** On SIGTERM/SIGINT, what is still open after this time is closed and the process exits. */
@@ -311,6 +319,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     ),
     migrationsRun,
     httpPlatform: oneOf(env, 'HTTP_PLATFORM', ['express', 'fastify'] as const, 'express'),
+    trustProxy: trustProxy(env),
     rateLimit: {
       generalLimit: integer(env, 'RATE_LIMIT_PER_MINUTE'),
       generalWindowSeconds: 60,
@@ -417,6 +426,36 @@ function previousAuditKeys(env: Env): Buffer[] {
     );
   }
   return keys as Buffer[];
+}
+
+/** Names both platforms' `trust proxy` take for well-known ranges (the `proxy-addr` package's). */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * TRUST_PROXY: `false` (the default) or a comma-separated list of the proxies' addresses,
+ * networks (CIDR) and range names. `true` (every peer a proxy) is refused: any client could then
+ * choose the address it is counted by. So is a hop count, which the platforms do not read alike
+ * (Fastify trusts no peer for a number, Express the nearest n).
+ */
+function trustProxy(env: Env): TrustProxy {
+  const raw = read(env, 'TRUST_PROXY');
+  if (raw === undefined || raw === 'false') return false;
+  const entries = raw.split(',').map((entry) => entry.trim());
+  if (entries.every(isProxyAddress)) return entries;
+  throw new ConfigError(
+    'TRUST_PROXY',
+    `must be false or a comma-separated list of the proxies' addresses or networks, such as 10.0.0.0/8 or ${PROXY_RANGE_NAMES.join(', ')}; true and hop counts are refused: they would let a client choose the address it is counted by (got ${shown(raw)})`,
+  );
+}
+
+/** An IP address, a network in CIDR form, or a range name, as `proxy-addr` compiles them. */
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(entry)) return true;
+  const [address, bits, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
 }
 
 function redisKeyPrefix(env: Env): string {
