@@ -24,7 +24,8 @@ import { closeAfter } from '../common/http/response.js';
  * its area): `api-version` first on every request; then for merchants the general rate limit and
  * the API key, for operators the bearer token and the role. A caller without valid credentials is
  * counted per address before being refused, so guessing keys or tokens is limited too; an operator
- * with a working token is not limited. Every refused operator request goes into the audit trail.
+ * with a working token is not limited. Every refused operator request goes to the audit trail
+ * (which records a caller's first refusals one by one and counts the rest).
  * Throws the refusal; answers at once when the key and the counters are in memory (the usual
  * case), else once the database or Redis has.
  */
@@ -123,6 +124,7 @@ export class AccessPolicy {
       target,
       outcome: error.status,
       requestId: requestIdOf(request),
+      address,
     });
     throw error;
   }

@@ -1,4 +1,4 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger, Optional } from '@nestjs/common';
 import { Transactions, type Tx } from '../database/transactions.js';
 import type { OperatorCall } from '../access/operator-call.js';
 import { RefusalRecorder, type RefusedOperatorRequest } from '../access/access-ports.js';
@@ -14,6 +14,10 @@ import { AuditHeads } from './audit-heads.js';
 import { AuditKeyring } from './audit-keys.js';
 import { AuditFilter, AuditRepository } from './audit.repository.js';
 import type { Changes } from './changes.js';
+import { CountedRefusals, OTHER_ADDRESSES, RefusalCounts } from './refusal-counts.js';
+
+/** The action of the event that counts the refusals of one address in one window. */
+export const REFUSALS_COUNTED_ACTION = 'refusedRequests';
 
 /** What an event records; the chain gives it its place, time, key and links. */
 type EventContent = Omit<AuditContent, 'seq' | 'at' | 'prevHash' | 'keyId'>;
@@ -36,11 +40,51 @@ function refusedTarget(target: string | null): string | null {
     .slice(0, MAX_TARGET_LENGTH);
 }
 
+/** How long after its window ends a count is written (the window's last requests answered). */
+const COUNTS_GRACE_MS = 100;
+
+/**
+ * The event of the refusals of one address counted in one window: who (`unknown`: a caller
+ * without a working token; its address as the target), the most frequent status as the outcome,
+ * and in `changes` how many, when, of which statuses and for which reasons.
+ */
+function countedEvent(counted: CountedRefusals): EventContent {
+  const outcomes = Object.entries(counted.byOutcome).sort(
+    ([statusA, a], [statusB, b]) => b - a || Number(statusB) - Number(statusA),
+  );
+  return {
+    ...UNKNOWN_EVENT_ACTOR,
+    action: REFUSALS_COUNTED_ACTION,
+    target:
+      counted.address === OTHER_ADDRESSES ? OTHER_ADDRESSES : counted.address.replace(/^ip:/, ''),
+    outcome: Number(outcomes[0][0]),
+    requestId: null,
+    changes: {
+      refusedRequests: {
+        old: null,
+        new: {
+          count: counted.count,
+          from: new Date(counted.from).toISOString(),
+          to: new Date(counted.to).toISOString(),
+          byOutcome: counted.byOutcome,
+          byReason: counted.byReason,
+        },
+      },
+    },
+    reason: null,
+  };
+}
+
 /** Events read at a time when the chain is verified. */
 const VERIFY_BATCH = 1000;
 
 /** The actor of an event whose caller was not recognised. */
 const UNKNOWN_ACTOR = { kind: 'unknown', id: null, name: 'unknown' } as const;
+const UNKNOWN_EVENT_ACTOR = {
+  actorKind: UNKNOWN_ACTOR.kind,
+  operatorId: UNKNOWN_ACTOR.id,
+  operatorName: UNKNOWN_ACTOR.name,
+};
 
 /** What a change records besides who made it: what it acted on and which fields changed. */
 export interface ChangeRecord {
@@ -76,7 +120,11 @@ export interface ChainVerification {
  * link), one chain across every instance; no route changes or deletes an event.
  */
 @Injectable()
-export class AuditTrail extends RefusalRecorder {
+export class AuditTrail extends RefusalRecorder implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('Audit');
+  private readonly refusals = new RefusalCounts();
+  private countsTimer?: NodeJS.Timeout;
+
   constructor(
     private readonly events: AuditRepository,
     private readonly transactions: Transactions,
@@ -84,6 +132,13 @@ export class AuditTrail extends RefusalRecorder {
     @Optional() private readonly heads?: AuditHeads,
   ) {
     super();
+  }
+
+  /** The refusals counted and not yet written become their events before the process ends. */
+  async beforeApplicationShutdown(): Promise<void> {
+    clearTimeout(this.countsTimer);
+    this.countsTimer = undefined;
+    await this.writeCounts(this.refusals.takeEnded(Date.now(), true));
   }
 
   /**
@@ -140,8 +195,17 @@ export class AuditTrail extends RefusalRecorder {
     });
   }
 
-  /** Appends the event of a refused operator request, in a transaction of its own. */
+  /**
+   * Appends the event of a refused operator request, in a transaction of its own; or, once its
+   * caller's address has been refused a few times in the current window (RefusalCounts), only
+   * counts it: the window's counts become one event per address when it ends. A client sending
+   * refused requests as fast as it can adds a few events a minute, not one per request.
+   */
   async refused(request: RefusedOperatorRequest): Promise<void> {
+    if (!this.refusals.take(request.address, request.outcome, request.reason, Date.now())) {
+      this.scheduleCounts();
+      return;
+    }
     const actor = request.operator ?? UNKNOWN_ACTOR;
     await this.transactions.run((tx) =>
       this.append(tx, {
@@ -156,6 +220,36 @@ export class AuditTrail extends RefusalRecorder {
         reason: request.reason,
       }),
     );
+  }
+
+  /** Writes the counts of the windows ended so far when the current one ends. */
+  private scheduleCounts(): void {
+    const until = this.refusals.pendingUntil;
+    if (this.countsTimer || until === undefined) return;
+    this.countsTimer = setTimeout(
+      () => {
+        this.countsTimer = undefined;
+        void this.writeCounts(this.refusals.takeEnded(Date.now())).finally(() =>
+          this.scheduleCounts(),
+        );
+      },
+      Math.max(0, until - Date.now()) + COUNTS_GRACE_MS,
+    );
+    this.countsTimer.unref();
+  }
+
+  /** One event per address and window of counted refusals, appended together. */
+  private async writeCounts(counts: readonly CountedRefusals[]): Promise<void> {
+    if (counts.length === 0) return;
+    try {
+      await this.transactions.run((tx) => this.append(tx, ...counts.map(countedEvent)));
+    } catch (error) {
+      // The counts are not kept for another try: they would pile up while the database is away.
+      this.logger.warn(
+        { err: String(error), refusalsCounted: counts },
+        'Could not record the counts of refused operator requests',
+      );
+    }
   }
 
   /** Events newest first, filtered, a page at a time. */

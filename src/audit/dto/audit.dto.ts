@@ -159,7 +159,8 @@ export class AuditEventDto {
   @ApiProperty({ type: AuditOperatorDto }) operator: AuditOperatorDto;
   @ApiProperty({
     example: 'revokeApiKey',
-    description: 'The operationId (`unknownRoute` for a path no route serves).',
+    description:
+      'The operationId (`unknownRoute` for a path no route serves; `refusedRequests` for the refusals of one client address counted in one minute, its address as the `target` and the counts in `changes`).',
   })
   action: string;
   @ApiProperty({ nullable: true, type: 'string', example: '0d9a2c4e-5b1f-4f3a-8e7d-2c6b9a1f0e3d' })
