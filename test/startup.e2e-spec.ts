@@ -46,6 +46,46 @@ describe('start-up (e2e)', () => {
     expect(result.stdout).toBe('');
   });
 
+  it.each(['prod', 'Production', 'staging', 'dev'])(
+    'refuses NODE_ENV=%s with one line, before it touches the database',
+    (nodeEnv) => {
+      const database = join(dir, 'db', 'gateway.sqlite');
+      const result = runMain({ NODE_ENV: nodeEnv, PORT: '0', DATABASE_URL: `sqlite:${database}` });
+      expect(result.status).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.trim().split('\n')).toEqual([
+        `Invalid configuration: NODE_ENV must be one of production, development, test (got "${nodeEnv}")`,
+      ]);
+      expect(existsSync(database)).toBe(false);
+    },
+  );
+
+  it('names every configuration mistake at once, one line each, and nothing else', () => {
+    const result = runMain({
+      NODE_ENV: 'production',
+      PORT: '70000',
+      HOST: 'not a host',
+      AUTH_MODE: 'open',
+      LOG_LEVEL: 'loud',
+      CALLBACK_SECRET_KEY: 'abc',
+      CHECKOUT_SANDBOX: 'true',
+      DATABASE_URL: `sqlite:${join(dir, 'g.sqlite')}`,
+    });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe('');
+    const lines = result.stderr.trim().split('\n');
+    expect(lines.map((line) => /^Invalid configuration: (\w+) /.exec(line)?.[1])).toEqual([
+      'PORT',
+      'HOST',
+      'AUTH_MODE',
+      'LOG_LEVEL',
+      'CALLBACK_SECRET_KEY',
+      'CHECKOUT_SANDBOX',
+      'AUDIT_KEY',
+    ]);
+    expect(result.stderr).not.toContain('"abc"');
+  });
+
   it('refuses HOST=999.1.1.1 with one line before it touches the database', () => {
     const database = join(dir, 'db', 'gateway.sqlite');
     const result = runMain({ HOST: '999.1.1.1', PORT: '0', DATABASE_URL: `sqlite:${database}` });
