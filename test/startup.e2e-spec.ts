@@ -125,6 +125,67 @@ describe('start-up (e2e)', () => {
     expect(result.stdout + result.stderr).not.toContain('s3cret-pass');
   });
 
+  it('refuses keys that cannot read what the database holds, naming each variable', async () => {
+    const database = `sqlite:${join(dir, 'keys.sqlite')}`;
+    const [first, second] = [7, 8].map((byte) => Buffer.alloc(32, byte).toString('base64'));
+    const production = (
+      callbackKey: string,
+      auditKey: string,
+      more: Record<string, string> = {},
+    ) => ({
+      NODE_ENV: 'production',
+      ADMIN_TOKEN: 'startup-admin-token-0123456789-abcdefgh',
+      DATABASE_URL: database,
+      CALLBACK_SECRET_KEY: callbackKey,
+      AUDIT_KEY: auditKey,
+      ...more,
+    });
+    // A database written under the first keys: a merchant's secret, an audit event.
+    const main = await startMain({ ...production(first, first), LOG_LEVEL: 'warn' });
+    try {
+      const created = await http(`${main.url}/admin/merchants`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer startup-admin-token-0123456789-abcdefgh' },
+        body: { id: 'acme', name: 'Acme' },
+      });
+      expect(created.status).toBe(201);
+    } finally {
+      main.child.kill('SIGTERM');
+      await main.exited;
+    }
+    const refused = (env: Record<string, string>) => {
+      const result = runMain({ ...env, PORT: '0' });
+      expect(result.status).toBe(1);
+      expect(result.stdout.split('\n').filter((l) => l.includes('Listening on'))).toEqual([]);
+      return result.stderr.trim().split('\n');
+    };
+    expect(refused(production(second, first))).toEqual([
+      expect.stringMatching(
+        /^Invalid configuration: CALLBACK_SECRET_KEY cannot read the callback secrets this database holds \(merchant "acme"'s/,
+      ),
+    ]);
+    expect(refused(production(first, second))).toEqual([
+      expect.stringMatching(
+        /^Invalid configuration: AUDIT_KEY is not the key of the audit chain's latest event \(key id [0-9a-f]{16}\)/,
+      ),
+    ]);
+    expect(refused(production(second, second)).map((l) => l.split(' ')[2])).toEqual([
+      'CALLBACK_SECRET_KEY',
+      'AUDIT_KEY',
+    ]);
+    // A rotated audit key with the old one kept to verify: served.
+    const rotated = await startMain({
+      ...production(first, second, { AUDIT_KEYS_PREVIOUS: first }),
+      LOG_LEVEL: 'warn',
+    });
+    try {
+      expect((await http(`${rotated.url}/health/ready`)).status).toBe(200);
+    } finally {
+      rotated.child.kill('SIGTERM');
+      await rotated.exited;
+    }
+  });
+
   it('refuses the checkout sandbox in production: one line, before it touches the database', async () => {
     const database = join(dir, 'db', 'gateway.sqlite');
     const production = {

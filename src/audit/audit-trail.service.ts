@@ -252,6 +252,17 @@ export class AuditTrail extends RefusalRecorder implements BeforeApplicationShut
     }
   }
 
+  /**
+   * The id of the key that linked the chain's latest event, when the service holds no such key
+   * (AUDIT_KEY, AUDIT_KEYS_PREVIOUS): the chain was written under another key, and every event
+   * appended now would fail to verify after it. Undefined when it holds it, or nothing is stored.
+   */
+  async missingHeadKey(): Promise<string | undefined> {
+    const head = await this.transactions.run((tx) => this.events.last(tx));
+    if (!head?.keyId || this.keys.find(head.keyId)) return undefined;
+    return head.keyId;
+  }
+
   /** Events newest first, filtered, a page at a time. */
   list(filter: AuditFilter, page: { page: number; size: number }) {
     return this.transactions.run((tx) => this.events.list(tx, filter, page));

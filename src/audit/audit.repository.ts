@@ -40,8 +40,8 @@ export abstract class AuditRepository {
    * shared by every instance; SQLite writes one transaction at a time anyway).
    */
   abstract lockChain(tx: Tx): Promise<void>;
-  /** The last event of the chain (its head). */
-  abstract last(tx: Tx): Promise<Pick<AuditEvent, 'seq' | 'hash' | 'at'> | undefined>;
+  /** The last event of the chain (its head), and the key that linked it. */
+  abstract last(tx: Tx): Promise<Pick<AuditEvent, 'seq' | 'hash' | 'at' | 'keyId'> | undefined>;
   abstract insert(tx: Tx, events: readonly AuditEvent[]): Promise<void>;
   /** Newest first. */
   abstract list(

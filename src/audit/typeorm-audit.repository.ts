@@ -23,7 +23,8 @@ import { AUDIT_CHAIN_LOCK } from './migration-events.js';
 import { asciiLowerCase } from '../common/validators.js';
 
 /** The head of the chain: on the write path of every audited change, a plain statement. */
-const LAST_EVENT = 'SELECT seq, hash, at FROM audit_event ORDER BY seq DESC LIMIT 1';
+const LAST_EVENT =
+  'SELECT seq, hash, at, key_id AS "keyId" FROM audit_event ORDER BY seq DESC LIMIT 1';
 /** An event's columns, as written (src/database/batch-statements.ts). */
 const EVENT_COLUMNS: BatchColumn[] = [
   { name: 'seq', type: 'integer' },
@@ -115,10 +116,13 @@ export class TypeOrmAuditRepository extends AuditRepository {
     await managerOf(tx).query('SELECT pg_advisory_xact_lock($1)', [AUDIT_CHAIN_LOCK]);
   }
 
-  async last(tx: Tx): Promise<Pick<AuditEvent, 'seq' | 'hash' | 'at'> | undefined> {
-    const { rows } = await execute<Pick<AuditEvent, 'seq' | 'hash' | 'at'>>(tx, LAST_EVENT);
+  async last(tx: Tx): Promise<Pick<AuditEvent, 'seq' | 'hash' | 'at' | 'keyId'> | undefined> {
+    const { rows } = await execute<Pick<AuditEvent, 'seq' | 'hash' | 'at' | 'keyId'>>(
+      tx,
+      LAST_EVENT,
+    );
     const row = rows[0];
-    return row ? { seq: Number(row.seq), hash: row.hash, at: row.at } : undefined;
+    return row ? { seq: Number(row.seq), hash: row.hash, at: row.at, keyId: row.keyId } : undefined;
   }
 
   async insert(tx: Tx, events: readonly AuditEvent[]): Promise<void> {

@@ -1,8 +1,9 @@
 import { AppConfig, ConfigError, loadConfig } from '../config/app-config.js';
 
 /**
- * Loads and validates the configuration, then runs the command. A bad variable stops the process
- * with one line naming it, before anything else happens.
+ * Loads and validates the configuration, then runs the command. Bad variables stop the process
+ * with one line each naming them, before anything else happens; a configuration found wrong
+ * later (keys that cannot read the database) the same way; any other failure with one line.
  */
 export async function runCommand(
   command: (config: AppConfig) => Promise<void>,
@@ -21,8 +22,11 @@ export async function runCommand(
   try {
     await command(config);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`Startup failed: ${message}\n`);
+    const line =
+      error instanceof ConfigError
+        ? error.message
+        : `Startup failed: ${error instanceof Error ? error.message : String(error)}`;
+    process.stderr.write(`${line}\n`);
     process.exit(1);
   }
 }

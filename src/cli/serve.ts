@@ -1,8 +1,12 @@
 import { INestApplication } from '@nestjs/common';
+import { DataSource } from 'typeorm';
 import { createApp, migrate, startBackgroundWork } from '../app.setup.js';
+import { AuditTrail } from '../audit/audit-trail.service.js';
+import { SANDBOX_AUDIT_KEY_FILE } from '../audit/audit-keys.js';
 import { GracefulShutdown } from '../http/graceful-shutdown.js';
-import { AppConfig } from '../config/app-config.js';
+import { AppConfig, ConfigError } from '../config/app-config.js';
 import { ApiKeyService } from '../merchants/api-key.service.js';
+import { CallbackSecretService } from '../merchants/callback-secret.service.js';
 import { DEMO_MERCHANT_ID } from '../merchants/merchant-id.js';
 
 export interface ServeOptions {
@@ -18,6 +22,7 @@ export async function serve(
 ): Promise<{ app: INestApplication; url: string }> {
   const app = await createApp(config);
   app.get(GracefulShutdown).onSignals(app);
+  await refuseKeysThatCannotRead(app, config);
   if (options.migrate) await migrate(app);
   await options.beforeListen?.(app);
   await refuseUnsafeProduction(app, config);
@@ -47,10 +52,52 @@ async function refuseUnsafeProduction(app: INestApplication, config: AppConfig):
     );
   }
   // The published key is no secret, whichever merchant a seed file gave it to.
-  if (await keys.publishedKeyActive()) {
+  if (await keys.publishedKey()) {
     await app.close();
     throw new Error(
       'NODE_ENV=production refuses to start while the published sandbox API key is active on a merchant; revoke it first',
     );
   }
+}
+
+/**
+ * Keys that cannot read what the database holds are refused before anything is migrated or
+ * served: a CALLBACK_SECRET_KEY that does not decrypt the merchants' stored callback secrets
+ * (every callback would fail to be signed), and an AUDIT_KEY that is not the key of the audit
+ * chain's latest event, nor among AUDIT_KEYS_PREVIOUS (every event appended would break the chain
+ * for verify). Where the SQLite sandbox uses its key files, they are checked alike. Nothing is
+ * checked on a database not migrated that far (a new one).
+ */
+async function refuseKeysThatCannotRead(app: INestApplication, config: AppConfig): Promise<void> {
+  const runner = app.get(DataSource).createQueryRunner();
+  const [secrets, chain] = await Promise.all([
+    runner.hasColumn('merchant', 'callback_secret'),
+    runner.hasColumn('audit_event', 'key_id'),
+  ]).finally(() => runner.release());
+  const sandboxFile = config.databaseUrl.startsWith('sqlite:');
+  const problems: { variable: string; rule: string }[] = [];
+  const merchant = secrets ? await app.get(CallbackSecretService).unreadableSecret() : undefined;
+  if (merchant !== undefined) {
+    problems.push({
+      variable: 'CALLBACK_SECRET_KEY',
+      rule:
+        config.callbacks.secretKey === undefined && sandboxFile
+          ? `is unset, and the key file callback-secret.key beside the database cannot read the callback secrets it holds (merchant "${merchant}"'s): set CALLBACK_SECRET_KEY to the key they were encrypted under`
+          : `cannot read the callback secrets this database holds (merchant "${merchant}"'s does not decrypt under it): set it to the key they were encrypted under (a sandbox database's is in callback-secret.key beside it)`,
+    });
+  }
+  const keyId = chain ? await app.get(AuditTrail).missingHeadKey() : undefined;
+  if (keyId !== undefined) {
+    problems.push({
+      variable: 'AUDIT_KEY',
+      rule:
+        config.audit.key === undefined && sandboxFile
+          ? `is unset, and the key file ${SANDBOX_AUDIT_KEY_FILE} beside the database is not the key of the audit chain's latest event (key id ${keyId}): set AUDIT_KEY to that key`
+          : `is not the key of the audit chain's latest event (key id ${keyId}), nor is that key in AUDIT_KEYS_PREVIOUS: set AUDIT_KEY to it, or after a rotation keep it in AUDIT_KEYS_PREVIOUS`,
+    });
+  }
+  if (problems.length === 0) return;
+  await app.close();
+  const [first, ...others] = problems;
+  throw new ConfigError(first.variable, first.rule, others);
 }

@@ -25,7 +25,7 @@ export class InMemoryAuditEvents extends AuditRepository implements Rollbackable
 
   async lockChain(): Promise<void> {}
 
-  async last(): Promise<Pick<AuditEvent, 'seq' | 'hash' | 'at'> | undefined> {
+  async last(): Promise<Pick<AuditEvent, 'seq' | 'hash' | 'at' | 'keyId'> | undefined> {
     return this.events[this.events.length - 1];
   }
 
