@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '../src/cli/serve.js';
@@ -108,7 +109,7 @@ describe('start-up (e2e)', () => {
     expect(lines[0]).not.toContain('s3cret-pass');
   });
 
-  it('reports a database it cannot reach in one line on stderr, and JSON log lines only on stdout', () => {
+  it('reports a database it cannot reach in one line on stderr naming DATABASE_URL, and JSON log lines only on stdout', () => {
     const result = runMain({
       PORT: '0',
       DATABASE_URL: 'postgres://gateway:s3cret-pass@127.0.0.1:1/nowhere',
@@ -117,12 +118,110 @@ describe('start-up (e2e)', () => {
     });
     expect(result.status).toBe(1);
     expect(result.stderr.trim().split('\n')).toEqual([
-      expect.stringMatching(/^Startup failed: connect ECONNREFUSED/),
+      'Startup failed: DATABASE_URL (postgres://gateway@127.0.0.1:1/nowhere): nothing accepts connections at that host and port (connect ECONNREFUSED 127.0.0.1:1)',
     ]);
     const lines = result.stdout.trim().split('\n').filter(Boolean);
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines) expect(() => JSON.parse(line) as unknown).not.toThrow();
     expect(result.stdout + result.stderr).not.toContain('s3cret-pass');
+  });
+
+  it.each<[string, (dir: string) => Record<string, string>, RegExp]>([
+    [
+      'a SQLite path that is a folder',
+      (dir) => ({ DATABASE_URL: `sqlite:${dir}` }),
+      /^Startup failed: DATABASE_URL \(sqlite:.+\): the SQLite file cannot be opened .*SQLITE_CANTOPEN/,
+    ],
+    [
+      'a SQLite path below a file',
+      (dir) => ({ DATABASE_URL: `sqlite:${join(dir, 'not-a-folder', 'g.sqlite')}` }),
+      /^Startup failed: DATABASE_URL \(sqlite:.+\): a part of its path is a file, not a folder/,
+    ],
+    [
+      'a file that is not a SQLite database',
+      (dir) => ({ DATABASE_URL: `sqlite:${join(dir, 'not-a-folder')}` }),
+      /^Startup failed: DATABASE_URL \(sqlite:.+\): the file is not a SQLite database/,
+    ],
+    [
+      'a PostgreSQL host nobody knows',
+      () => ({
+        DATABASE_URL: 'postgres://gateway:s3cret-pass@no-such-host.invalid:5432/gateway',
+        CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY,
+        AUDIT_KEY: TEST_AUDIT_KEY,
+      }),
+      /^Startup failed: DATABASE_URL \(postgres:\/\/gateway@no-such-host\.invalid:5432\/gateway\): its host name is not known/,
+    ],
+    [
+      'a HOST that is not an address of this machine',
+      (dir) => ({ HOST: '192.0.2.1', DATABASE_URL: `sqlite:${join(dir, 'g.sqlite')}` }),
+      /^Startup failed: HOST \(192\.0\.2\.1\) is not an address of this machine/,
+    ],
+  ])('names the setting at fault for %s, in one line', (_what, env, line) => {
+    writeFileSync(join(dir, 'not-a-folder'), 'plain text, not a database');
+    const result = runMain({ PORT: '0', ...env(dir) });
+    expect(result.status).toBe(1);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines).toEqual([expect.stringMatching(line)]);
+    expect(result.stderr).not.toContain('s3cret-pass');
+  });
+
+  it('names PORT when another process listens on it', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as { port: number };
+    try {
+      const result = runMain({
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        DATABASE_URL: `sqlite:${join(dir, 'g.sqlite')}`,
+      });
+      expect(result.status).toBe(1);
+      expect(result.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^Startup failed: PORT \\(${port}\\) is in use on HOST 127\\.0\\.0\\.1 by another process`,
+          ),
+        ),
+      ]);
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('says in one log line where a production start listens', async () => {
+    const main = await startMain({
+      NODE_ENV: 'production',
+      CALLBACK_SECRET_KEY: TEST_CALLBACK_SECRET_KEY,
+      AUDIT_KEY: TEST_AUDIT_KEY,
+      DATABASE_URL: `sqlite:${join(dir, 'g.sqlite')}`,
+      LOG_LEVEL: 'info',
+    });
+    try {
+      expect((await http(`${main.url}/health/ready`)).status).toBe(200);
+      const startupLines = () =>
+        main
+          .output()
+          .split('\n')
+          .filter((line) => line.includes('"context":"Startup"'))
+          .map((line) => JSON.parse(line) as Record<string, unknown>);
+      // The log is written in blocks: the line may follow the first answers.
+      for (let tries = 0; startupLines().length === 0 && tries < 100; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const lines = startupLines();
+      expect(lines).toEqual([
+        expect.objectContaining({
+          level: 30,
+          host: '127.0.0.1',
+          port: main.port,
+          url: main.url,
+          msg: `Listening on 127.0.0.1:${main.port} (this machine only): ${main.url}`,
+        }),
+      ]);
+    } finally {
+      main.child.kill('SIGTERM');
+      await main.exited;
+    }
   });
 
   it('refuses keys that cannot read what the database holds, naming each variable', async () => {

@@ -15,11 +15,18 @@ export interface ServeOptions {
   beforeListen?: (app: INestApplication) => Promise<void>;
 }
 
-/** Builds the app, migrates, listens; returns the app and the URL it serves at. */
+/** Where the service listens: the address and port, and who can reach it there. */
+export interface Listening {
+  host: string;
+  port: number;
+  reach: string;
+}
+
+/** Builds the app, migrates, listens; returns the app, the URL it serves at and where it listens. */
 export async function serve(
   config: AppConfig,
   options: ServeOptions,
-): Promise<{ app: INestApplication; url: string }> {
+): Promise<{ app: INestApplication; url: string; listening: Listening }> {
   const app = await createApp(config);
   app.get(GracefulShutdown).onSignals(app);
   await refuseKeysThatCannotRead(app, config);
@@ -30,8 +37,22 @@ export async function serve(
   await app.listen(config.port, config.host);
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host;
-  return { app, url: `http://${host}:${port}${config.contextPath}` };
+  const everywhere = config.host === '0.0.0.0' || config.host === '::';
+  const host = everywhere ? 'localhost' : config.host;
+  const reach = everywhere
+    ? 'every address of this machine'
+    : isLoopback(config.host)
+      ? 'this machine only'
+      : `the address ${config.host}`;
+  return {
+    app,
+    url: `http://${host}:${port}${config.contextPath}`,
+    listening: { host: config.host, port, reach },
+  };
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
 }
 
 /**
