@@ -355,7 +355,9 @@ describe('start-up (e2e)', () => {
         name: 'Demo',
         apiKeys: ['demo-key-0123456789-abcdefghijklmnop'],
       }),
-    ).rejects.toThrow(/demo merchant/);
+    ).rejects.toThrow(
+      /demo merchant "demo" has an active API key\. To revoke it, start once without NODE_ENV=production .*GET \/admin\/merchants\/demo\/api-keys lists its keys, and DELETE \/admin\/merchants\/demo\/api-keys\/<keyId> revokes each one/,
+    );
 
     // The published sandbox key is refused on any merchant, not only on the demo merchant.
     await expect(
@@ -364,7 +366,9 @@ describe('start-up (e2e)', () => {
         name: 'Not demo',
         apiKeys: [SANDBOX_API_KEY],
       }),
-    ).rejects.toThrow(/published sandbox API key/);
+    ).rejects.toThrow(
+      /published sandbox API key is active on the merchant "not-demo"\. To revoke it, .*DELETE \/admin\/merchants\/not-demo\/api-keys\/[0-9a-f-]{36} revokes it/,
+    );
 
     // Without a demo key the same production configuration serves.
     const { app, url } = await serve(production('clean.sqlite'), { migrate: true });

@@ -69,17 +69,22 @@ async function refuseUnsafeProduction(app: INestApplication, config: AppConfig):
   if (await keys.demoKeyActive()) {
     await app.close();
     throw new Error(
-      `NODE_ENV=production refuses to start while the demo merchant "${DEMO_MERCHANT_ID}" has an active API key; revoke it first`,
+      `NODE_ENV=production refuses to start while the demo merchant "${DEMO_MERCHANT_ID}" has an active API key. ${REVOKE_HOW} GET /admin/merchants/${DEMO_MERCHANT_ID}/api-keys lists its keys, and DELETE /admin/merchants/${DEMO_MERCHANT_ID}/api-keys/<keyId> revokes each one without revokedAt`,
     );
   }
   // The published key is no secret, whichever merchant a seed file gave it to.
-  if (await keys.publishedKey()) {
+  const published = await keys.publishedKey();
+  if (published) {
     await app.close();
     throw new Error(
-      'NODE_ENV=production refuses to start while the published sandbox API key is active on a merchant; revoke it first',
+      `NODE_ENV=production refuses to start while the published sandbox API key is active on the merchant "${published.merchantId}". ${REVOKE_HOW} DELETE /admin/merchants/${published.merchantId}/api-keys/${published.keyId} revokes it`,
     );
   }
 }
+
+/** How an operator revokes a key the production start refuses: the API, from a start that is not production. */
+const REVOKE_HOW =
+  'To revoke it, start once without NODE_ENV=production on the same DATABASE_URL, with an ADMIN_TOKEN (Authorization: Bearer <ADMIN_TOKEN>):';
 
 /**
  * Keys that cannot read what the database holds are refused before anything is migrated or
