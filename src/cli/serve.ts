@@ -13,6 +13,11 @@ export interface ServeOptions {
   migrate: boolean;
   /** Runs after migrations, before the port opens (the quick start seeds here). */
   beforeListen?: (app: INestApplication) => Promise<void>;
+  /**
+   * Runs once the port is open, before the background work starts (the quick start prints its
+   * banner here, so that no line of the jobs' log comes before it).
+   */
+  announce?: (app: INestApplication, url: string) => Promise<void>;
 }
 
 /** Where the service listens: the address and port, and who can reach it there. */
@@ -33,7 +38,7 @@ export async function serve(
   if (options.migrate) await migrate(app);
   await options.beforeListen?.(app);
   await refuseUnsafeProduction(app, config);
-  startBackgroundWork(app);
+  if (!options.announce) startBackgroundWork(app);
   await app.listen(config.port, config.host);
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -44,11 +49,12 @@ export async function serve(
     : isLoopback(config.host)
       ? 'this machine only'
       : `the address ${config.host}`;
-  return {
-    app,
-    url: `http://${host}:${port}${config.contextPath}`,
-    listening: { host: config.host, port, reach },
-  };
+  const url = `http://${host}:${port}${config.contextPath}`;
+  if (options.announce) {
+    await options.announce(app, url);
+    startBackgroundWork(app);
+  }
+  return { app, url, listening: { host: config.host, port, reach } };
 }
 
 function isLoopback(host: string): boolean {

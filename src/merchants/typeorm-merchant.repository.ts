@@ -81,9 +81,7 @@ export class TypeOrmMerchantRepository extends MerchantRepository {
     );
   }
 
-  async findAnyCallbackSecret(
-    tx: Tx,
-  ): Promise<{ merchantId: string; secret: string } | undefined> {
+  async findAnyCallbackSecret(tx: Tx): Promise<{ merchantId: string; secret: string } | undefined> {
     const row = await managerOf(tx).findOne(Merchant, {
       where: { callbackSecret: Not(IsNull()) },
       select: { id: true, callbackSecret: true },
