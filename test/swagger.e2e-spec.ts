@@ -76,6 +76,7 @@ const SANDBOX_ROUTES: [string, string][] = [
   ['get', '/demo'],
   ['get', '/demo/assets/demo.js'],
   ['get', '/demo/assets/sandbox.css'],
+  ['get', '/demo/assets/favicon.svg'],
   ['post', '/demo/payments'],
   ['get', '/demo/payments/{validationKey}'],
   ['post', '/demo/callbacks/{kind}'],
