@@ -67,7 +67,10 @@ describe('refused operator requests from a flooding client (e2e)', () => {
       sent += AT_ONCE;
     }
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(REQUESTS / 2);
-    expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
+    // A refusal written as an event of its own may be answered 503 on a machine so busy that the
+    // database does not answer in time (the documented answer then, with nothing written).
+    expect(statuses.filter((s) => s !== 401 && s !== 429 && s !== 503)).toEqual([]);
+    const unavailable = statuses.filter((s) => s === 503).length;
     // While it floods, the client has added a few events (a window's worth; if the flood crossed
     // the minute, two and the first window's count), not one per request.
     const during = (await head(a)) - before;
@@ -109,7 +112,7 @@ describe('refused operator requests from a flooding client (e2e)', () => {
       }
       // Every refused request is in the trail: one by one, or in a count.
       const oneByOne = await events(b, 'action=listMerchants&operator=unknown');
-      expect(oneByOne.page.total + countedRequests).toBe(REQUESTS);
+      expect(oneByOne.page.total + countedRequests + unavailable).toBe(REQUESTS);
       const verified = await http(`${b.url}/admin/audit-events/verify`, { headers: adminHeaders });
       expect(verified.body).toMatchObject({ valid: true });
     } finally {
