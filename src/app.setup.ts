@@ -37,7 +37,7 @@ export async function createApp(
   const late: { server?: NodeServer } = {};
   const app = await createPlatformApp(
     AppModule.forRoot(config, logger),
-    config.httpPlatform,
+    { platform: config.httpPlatform, trustProxy: config.trustProxy },
     {
       clientError: (error, socket) =>
         late.server ? late.server.onClientError(error, socket) : socket.destroy(),

@@ -1,3 +1,4 @@
+import type { INestApplication } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { DataSource } from 'typeorm';
@@ -29,10 +30,12 @@ await runCommand(
     const config = { ...baseConfig, adminToken };
     const seed = await validateSeed(JSON.parse(await readFile(DEMO_SEED_FILE, 'utf8')));
     if (!seed.ok) throw new Error(`${DEMO_SEED_FILE} is not a valid seed file`);
+    const demoSeed = seed.seed;
     let seeded = false;
 
-    const { app, url } = await serve(config, {
+    await serve(config, {
       migrate: true,
+      announce: (app, url) => printBanner(app, url),
       beforeListen: async (app) => {
         const [row] = (await app
           .get(DataSource)
@@ -40,40 +43,44 @@ await runCommand(
             'SELECT (SELECT COUNT(*) FROM crypto_pair) + (SELECT COUNT(*) FROM merchant) + (SELECT COUNT(*) FROM payment_session) AS n',
           )) as { n: number }[];
         if (Number(row.n) === 0) {
-          await app.get(SeedRunner).run(seed.seed);
+          await app.get(SeedRunner).run(demoSeed);
           seeded = true;
         }
       },
     });
 
-    const demo = seed.seed.merchants?.find((m) => m.id === DEMO_MERCHANT_ID);
-    const demoKey = await demoKeyLine(app.get(ApiKeyService), demo?.apiKeys?.[0]);
-    const sandbox = config.checkout.sandbox;
-    const lines = [
-      '',
-      `  Payment gateway read API (sandbox) at ${url}${sandbox ? '   (start here)' : ''}`,
-      ...(sandbox
-        ? [`  Demo shop:    ${url}/${DEMO_PATH}   (the whole checkout in one window)`]
-        : []),
-      `  Swagger UI:   ${url}/docs`,
-      hostGiven
-        ? `  Listening:    on ${config.host}, as HOST says`
-        : `  Listening:    ${SANDBOX_HOST} only, this machine; set HOST=0.0.0.0 to open it to others`,
-      seeded
-        ? `  Demo data:    loaded from seeds/demo.json`
-        : '  Demo data:    database not empty, nothing seeded',
-      config.authMode === 'none'
-        ? '  Auth:         AUTH_MODE=none, no key needed'
-        : `  Demo API key: ${demoKey.text}`,
-      `  Callbacks:    ${await demoSecretLine(app.get(CallbackSecretService), demo?.callbackSecret)}`,
-      baseConfig.adminToken
-        ? '  Operator API: Authorization: Bearer <your ADMIN_TOKEN>'
-        : `  Operator API: Authorization: Bearer ${adminToken}   (this run only; set ADMIN_TOKEN to choose)`,
-      `  Checkout:     POST ${url}/api/gateway/init-iframe, then ${url}/widgets/sgpg.js (docs/checkout.md)${sandbox ? '; the page lets you choose each outcome' : ''}`,
-      `  Try:          curl ${config.authMode === 'none' ? '' : `-H 'key: ${demoKey.key ?? '<your key>'}' `}${url}/api/crypto-currency-protocol-processors?countryCode=IE`,
-      '',
-    ];
-    process.stdout.write(`${lines.join('\n')}\n`);
+    /** The banner: what runs where, and the keys to use; the first thing the sandbox prints. */
+    async function printBanner(app: INestApplication, url: string): Promise<void> {
+      const demo = demoSeed.merchants?.find((m) => m.id === DEMO_MERCHANT_ID);
+      const demoKey = await demoKeyLine(app.get(ApiKeyService), demo?.apiKeys?.[0]);
+      const sandbox = config.checkout.sandbox;
+      const lines = [
+        '',
+        `  Payment gateway read API (sandbox) at ${url}${sandbox ? '   (start here)' : ''}`,
+        ...(sandbox
+          ? [`  Demo shop:    ${url}/${DEMO_PATH}   (the whole checkout in one window)`]
+          : []),
+        `  Swagger UI:   ${url}/docs`,
+        hostGiven
+          ? `  Listening:    on ${config.host}, as HOST says`
+          : `  Listening:    ${SANDBOX_HOST} only, this machine; set HOST=0.0.0.0 to open it to others`,
+        seeded
+          ? `  Demo data:    loaded from seeds/demo.json`
+          : '  Demo data:    database not empty, nothing seeded',
+        config.authMode === 'none'
+          ? '  Auth:         AUTH_MODE=none, no key needed'
+          : `  Demo API key: ${demoKey.text}`,
+        `  Callbacks:    ${await demoSecretLine(app.get(CallbackSecretService), demo?.callbackSecret)}`,
+        baseConfig.adminToken
+          ? '  Operator API: Authorization: Bearer <your ADMIN_TOKEN>'
+          : `  Operator API: Authorization: Bearer ${adminToken}   (this run only; set ADMIN_TOKEN to choose)`,
+        `  Checkout:     POST ${url}/api/gateway/init-iframe, then ${url}/widgets/sgpg.js (docs/checkout.md)${sandbox ? '; the page lets you choose each outcome' : ''}`,
+        // Quoted: a shell such as zsh reads `?` in a word as a pattern.
+        `  Try:          curl ${config.authMode === 'none' ? '' : `-H 'key: ${demoKey.key ?? '<your key>'}' `}'${url}/api/crypto-currency-protocol-processors?countryCode=IE'`,
+        '',
+      ];
+      process.stdout.write(`${lines.join('\n')}\n`);
+    }
   },
   {
     ...process.env,

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
+import { REFUSAL_COUNT_LIMITS } from '../src/audit/refusal-counts.js';
 import { dataSourceOptions, MIGRATIONS } from '../src/schema/data-source-options.js';
 import {
   adminHeaders,
@@ -231,7 +232,6 @@ describe('the keyed audit chain against someone who can write to the database (e
       },
       () => 3,
     ],
-    ['delete an event and leave the rest', (rows: Row[]) => (rows.splice(4, 1), rows), () => 6],
     [
       'append a revocation that never happened',
       (rows: Row[]) => {
@@ -284,6 +284,11 @@ describe('the keyed audit chain against someone who can write to the database (e
       expect(result.headHash).toBeUndefined();
     },
   );
+
+  it('refuses a chain where someone without the key deleted an event and left the rest', async () => {
+    await db.query('DELETE FROM audit_event WHERE seq = ?', [5]);
+    expect(await verify(t)).toMatchObject({ valid: false, events: 4, brokenAt: { id: 6 } });
+  });
 
   it('does not notice the newest events removed (nothing can), but a kept head does', async () => {
     const kept = await head(t);
@@ -403,8 +408,12 @@ describe('the chain under concurrent writes, some of them refused (e2e)', () => 
     expect(statuses.filter((s) => s === 400)).toHaveLength(7);
     expect(statuses.filter((s) => s === 401)).toHaveLength(15);
     const rows = await db.rows();
-    // One event per session created and per refused caller; none for the reports refused.
-    expect(rows.length - before).toBe(30 + 15);
+    // One event per session created and per refused caller, up to the caller's first refusals
+    // of the minute (the rest are counted: one more event when the minute ends, at most two
+    // minutes' worth should the requests cross one); none for the reports refused.
+    const refusedOneByOne = rows.length - before - 30;
+    expect(refusedOneByOne).toBeGreaterThanOrEqual(Math.min(15, REFUSAL_COUNT_LIMITS.perAddress));
+    expect(refusedOneByOne).toBeLessThanOrEqual(15 + 1);
     expect(rows.map((row) => Number(row.seq))).toEqual(rows.map((_, i) => i + 1));
     expect(await verify(t)).toEqual({
       valid: true,
@@ -739,4 +748,176 @@ describe('the head of the chain, kept outside the database (e2e)', () => {
     expect(Object.keys(r.body).sort()).toEqual(['at', 'events', 'headHash']);
     expectEnvelope(await http(`${t.url}/admin/audit-events/head`), 401, 'UNAUTHORIZED');
   });
+});
+
+/** The schema's guard of the chain's numbering, as someone with the database's owner drops it. */
+const DROP_SEQUENCE_GUARD =
+  TEST_DIALECT === 'postgres'
+    ? [
+        'ALTER TABLE audit_event DROP CONSTRAINT ck_audit_event_seq',
+        'DROP TRIGGER tr_audit_event_sequence ON audit_event',
+      ]
+    : ['DROP TRIGGER tr_audit_event_sequence'];
+
+/** A copy of a stored row numbered `seq`: a planted event that looks like the others. */
+const planted = (row: Row, seq: number): Row => ({
+  ...row,
+  seq,
+  action: 'revokeOperator',
+  target: 'planted',
+});
+
+describe('the numbering of the chain, kept by the schema (e2e)', () => {
+  let t: TestApp;
+  let db: Database;
+  let rows: Row[];
+  beforeAll(async () => {
+    t = await startTestApp({ AUTH_MODE: 'api-key' });
+    db = new Database(t.app.get(DataSource));
+    await someEvents(t, 'SEQ', 3);
+    rows = await db.rows();
+  });
+  afterAll(() => t.close());
+
+  it.each([
+    ['0', () => 0],
+    ['-7', () => -7],
+    ['the lowest integer', () => -2147483648],
+    ['two past the head (a gap)', (head: number) => head + 2],
+    ['far past the head', () => 2147483647],
+  ])('refuses a row numbered %s; the trail lists and verifies as before', async (_what, seq) => {
+    const row = planted(rows[rows.length - 1], seq(rows.length));
+    const columns = Object.keys(row);
+    await expect(
+      db.query(
+        `INSERT INTO audit_event (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+        columns.map((c) => row[c]),
+      ),
+    ).rejects.toThrow(/next number of the chain/);
+    const listed = await http(`${t.url}/admin/audit-events?size=100`, { headers: adminHeaders });
+    expect(listed.body.page.total).toBe(rows.length);
+    expect(await verify(t)).toMatchObject({ valid: true, events: rows.length });
+  });
+
+  it('refuses to renumber an event', async () => {
+    await expect(db.query('UPDATE audit_event SET seq = ? WHERE seq = ?', [0, 1])).rejects.toThrow(
+      /never changes/,
+    );
+    await expect(db.query('UPDATE audit_event SET seq = seq + 100')).rejects.toThrow(
+      /never changes/,
+    );
+    expect((await db.rows()).map((row) => Number(row.seq))).toEqual(rows.map((_, i) => i + 1));
+  });
+});
+
+describe('every listed event is a verified one, with the schema guard dropped (e2e)', () => {
+  let t: TestApp;
+  let db: Database;
+  let rows: Row[];
+  beforeAll(async () => {
+    t = await startTestApp({ AUTH_MODE: 'api-key' });
+    db = new Database(t.app.get(DataSource));
+    await someEvents(t, 'OUT', 3);
+    rows = await db.rows();
+    for (const statement of DROP_SEQUENCE_GUARD) await db.query(statement);
+  });
+  afterEach(() => db.query('DELETE FROM audit_event WHERE seq < 1 OR seq > ?', [rows.length]));
+  afterAll(() => t.close());
+
+  it.each([
+    ['0, a copy of the head', () => 0, () => undefined],
+    ['-7, a copy of the head', () => -7, () => undefined],
+    ['the lowest integer', () => -2147483648, () => undefined],
+    ['past the head, after a gap', (head: number) => head + 3, (head: number) => head + 3],
+  ])(
+    'answers valid:false naming a row numbered %s, with and without a kept head',
+    async (_what, seq, named) => {
+      const kept = await head(t);
+      const row = planted(rows[rows.length - 1], seq(rows.length));
+      await db.replace([...rows, row]);
+      const listed = await http(`${t.url}/admin/audit-events?size=100`, { headers: adminHeaders });
+      expect(listed.status).toBe(200);
+      expect(listed.body.page.total).toBe(rows.length + 1);
+      expect(listed.body.payload.map((e: { id: number }) => e.id)).toContain(row.seq);
+      const id = named(rows.length) ?? row.seq;
+      for (const query of ['', `?head=${kept.headHash}&events=${kept.events}`]) {
+        const result = await verify(t, query);
+        expect(result).toMatchObject({ valid: false, brokenAt: { id } });
+        expect(result.headHash).toBeUndefined();
+      }
+    },
+  );
+
+  it('answers valid:true again once the planted rows are gone', async () => {
+    expect(await verify(t)).toMatchObject({ valid: true, events: rows.length });
+  });
+});
+
+describe('verify and the list on rows that are not what the service writes (e2e)', () => {
+  let t: TestApp;
+  let db: Database;
+  let rows: Row[];
+  beforeAll(async () => {
+    t = await startTestApp({ AUTH_MODE: 'api-key' });
+    db = new Database(t.app.get(DataSource));
+    await someEvents(t, 'BAD', 4);
+    rows = await db.rows();
+  });
+  afterEach(() => db.replace(rows.map((row) => ({ ...row }))));
+  afterAll(() => t.close());
+
+  const everywhere: [string, unknown][] = [
+    ['changes', '{not json'],
+    ['changes', ''],
+    ['changes', '[]'],
+    ['changes', 'null'],
+    ['changes', '"text"'],
+    ['changes', '12'],
+    ['changes', '{"name":{"old":null,"new":"planted"}}'],
+    ['at', ''],
+    ['at', 'not a time'],
+    ['hash', 'not a link'],
+    ['hash', 'F'.repeat(64)],
+    ['prev_hash', ''],
+    ['key_id', 'zz'],
+    ['key_id', null],
+    ['actor_kind', 'nobody'],
+    ['reason', 'because'],
+    ['operator_id', 'planted-operator'],
+    ['operator_name', ''],
+    ['action', 'x\ty'],
+    ['outcome', -1],
+    ['request_id', null],
+  ];
+  // SQLite keeps what it is given whatever the column's type; PostgreSQL refuses these.
+  const sqliteOnly: [string, unknown][] = [
+    ['outcome', 'not a number'],
+    ['changes', Buffer.from('{"a":')],
+    ['changes', 42],
+    ['at', 1_700_000_000_000],
+    ['hash', Buffer.alloc(32)],
+    ['target', Buffer.from([0xff, 0x00])],
+  ];
+  const middle = (): number => 3;
+  const last = (events: number): number => events;
+  const cases: [string, unknown, string, (events: number) => number][] = [
+    ...everywhere,
+    ...(TEST_DIALECT === 'sqlite' ? sqliteOnly : []),
+  ].flatMap(([column, value]) => [
+    [column, value, 'a middle event', middle],
+    [column, value, 'the head', last],
+  ]);
+
+  it.each(cases)(
+    'answers valid:false naming the event whose %s holds %p (%s), and lists it',
+    async (column, value, _which, which) => {
+      const seq = which(rows.length);
+      await db.query(`UPDATE audit_event SET ${column} = ? WHERE seq = ?`, [value, seq]);
+      const result = await verify(t);
+      expect(result).toMatchObject({ valid: false, events: seq - 1, brokenAt: { id: seq } });
+      const listed = await http(`${t.url}/admin/audit-events?size=100`, { headers: adminHeaders });
+      expect(listed.status).toBe(200);
+      expect(listed.body.payload.map((e: { id: number }) => e.id)).toContain(seq);
+    },
+  );
 });

@@ -126,6 +126,72 @@ describe('checkout (e2e)', () => {
       expectEnvelope(await lookup(t, 'vk_co_broken'), 404, 'TRANSACTION_FAILED');
     });
 
+    it('says of every required field left out that it is required, and of a wrong one its rule', async () => {
+      const body = initIframeBody('vk_co_missing', receiver.url, {
+        money: { amount: '10.00' },
+        client: { firstName: 'Ann' },
+        address: { addressLine1: '1 Main St', countryCode: 'IE' },
+      });
+      for (const field of ['validationKey', 'traceId', 'brandId', 'destinationAccountNumber']) {
+        delete body[field];
+      }
+      const errors = expectEnvelope(await initIframe(t.url, body), 400, 'INVALID_PARAMETER');
+      const required = [
+        'money.currency',
+        'client.lastName',
+        'client.phone',
+        'client.dialingCode',
+        'client.nationality',
+        'client.emailAddress',
+        'client.dob',
+        'address.city',
+        'validationKey',
+        'traceId',
+        'destinationAccountNumber',
+        'brandId',
+      ];
+      expect(errors.map((e) => e.field).sort()).toEqual([...required].sort());
+      for (const error of errors) expect(error.message).toMatch(/^is required: it must be /);
+      // Whole objects left out, too; optional fields left out are no error.
+      const bare = initIframeBody('vk_co_missing', receiver.url);
+      delete bare.client;
+      delete bare.errorUrl;
+      delete bare.languagePreference;
+      expect(expectEnvelope(await initIframe(t.url, bare), 400, 'INVALID_PARAMETER')).toEqual([
+        expect.objectContaining({ field: 'client', message: 'is required: it must be an object' }),
+      ]);
+      // A field given wrong is told its rule alone.
+      const wrong = initIframeBody('vk_co_missing', receiver.url, { traceId: '' });
+      const [error] = expectEnvelope(await initIframe(t.url, wrong), 400, 'INVALID_PARAMETER');
+      expect(error).toMatchObject({
+        field: 'traceId',
+        message: expect.stringMatching(/^must be /),
+      });
+    });
+
+    it.each(['ABC', 'XXX', 'EURO', 'E1R', 'usdt', 'BTC'])(
+      'refuses money.currency %j: not an ISO 4217 code',
+      async (currency) => {
+        const body = initIframeBody('vk_co_currency', receiver.url, {
+          money: { amount: '10.00', currency },
+        });
+        const [error] = expectEnvelope(await initIframe(t.url, body), 400, 'INVALID_PARAMETER');
+        expect(error).toEqual({
+          type: 'VALIDATION',
+          errorCode: 'INVALID_PARAMETER',
+          field: 'money.currency',
+          message: 'must be an ISO 4217 currency code such as EUR',
+        });
+      },
+    );
+
+    it.each(['EUR', 'usd', 'JPY', 'chf'])('takes money.currency %j', async (currency) => {
+      const body = initIframeBody(`vk_co_currency_${currency}`, receiver.url, {
+        money: { amount: '10.00', currency },
+      });
+      expect((await initIframe(t.url, body)).status).toBe(200);
+    });
+
     it('takes null for the optional errorUrl and languagePreference as left out; a null required field is refused', async () => {
       const body = initIframeBody('vk_co_nulls', receiver.url, {
         errorUrl: null,

@@ -15,6 +15,8 @@ const START_TIMEOUT_MS = 60_000;
 interface Running {
   /** Everything the process wrote to stdout up to its banner. */
   banner: string;
+  /** Everything it wrote to stdout so far. */
+  output(): string;
   url: string;
   stop(): Promise<void>;
 }
@@ -78,7 +80,7 @@ describe('quick start banner (e2e, dist/quick-start.js)', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     const url = /\(sandbox\) at (\S+)/.exec(stdout)![1];
-    return { banner: stdout, url, stop };
+    return { banner: stdout, output: () => stdout, url, stop };
   }
 
   const keyLine = (banner: string) => banner.split('\n').find((l) => l.includes('Demo API key:'));
@@ -94,6 +96,29 @@ describe('quick start banner (e2e, dist/quick-start.js)', () => {
     }
     return undefined;
   }
+
+  it('prints its banner first, before any log line, with a Try line a shell such as zsh runs as it is', async () => {
+    const running = await quickStart({ HOST: '127.0.0.1', LOG_LEVEL: 'info' });
+    try {
+      // The jobs log as they start (the audit chain's head at once): after the banner.
+      const deadline = Date.now() + 10_000;
+      while (!running.output().includes('Audit chain head') && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const lines = running.output().split('\n');
+      expect(lines[0]).toBe('');
+      expect(lines[1]).toMatch(/^ {2}Payment gateway read API \(sandbox\) at /);
+      const logs = lines.filter((line) => line.startsWith('{'));
+      expect(logs.length).toBeGreaterThan(0);
+      const tryLine = lines.findIndex((line) => line.startsWith('  Try:'));
+      expect(lines.findIndex((line) => line.startsWith('{'))).toBeGreaterThan(tryLine);
+      // The URL is quoted: `?` unquoted is a pattern to zsh ("no matches found").
+      const url = `${running.url}/api/crypto-currency-protocol-processors?countryCode=IE`;
+      expect(lines[tryLine]).toBe(`  Try:          curl -H 'key: ${DEMO_KEY}' '${url}'`);
+    } finally {
+      await running.stop();
+    }
+  });
 
   it('listens on 127.0.0.1 only unless HOST is set, and says so', async () => {
     const closed = await quickStart({});
@@ -123,7 +148,7 @@ describe('quick start banner (e2e, dist/quick-start.js)', () => {
       expect(keyLine(first.banner)).toBe(
         `  Demo API key: ${DEMO_KEY}   (send it in the "key" header)`,
       );
-      expect(first.banner).toContain(`curl -H 'key: ${DEMO_KEY}' ${first.url}/api/`);
+      expect(first.banner).toContain(`curl -H 'key: ${DEMO_KEY}' '${first.url}/api/`);
       // The URL it prints first is the sandbox's home page; the demo shop is next.
       expect(first.banner).toContain(`(sandbox) at ${first.url}   (start here)`);
       expect(first.banner).toContain(
@@ -157,7 +182,7 @@ describe('quick start banner (e2e, dist/quick-start.js)', () => {
         '  Demo API key: revoked; create one with POST /admin/merchants/demo/api-keys',
       );
       expect(second.banner).not.toContain(DEMO_KEY);
-      expect(second.banner).toContain(`curl -H 'key: <your key>' ${second.url}/api/`);
+      expect(second.banner).toContain(`curl -H 'key: <your key>' '${second.url}/api/`);
       const created = await http(`${second.url}/admin/merchants/demo/api-keys`, {
         method: 'POST',
         headers: adminHeaders,

@@ -107,6 +107,20 @@ describe('the sandbox: home page and demo shop (e2e)', () => {
     expect(css.headers.get('etag')).toMatch(/^"/);
   });
 
+  it('names an icon on its pages, served as an SVG drawing from this origin', async () => {
+    for (const page of ['/', '/demo']) {
+      const html = (await http(`${t.url}${page}`)).text;
+      expect(html).toContain(
+        '<link rel="icon" type="image/svg+xml" href="/demo/assets/favicon.svg">',
+      );
+    }
+    const icon = await http(`${t.url}/demo/assets/favicon.svg`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/svg+xml; charset=utf-8');
+    expect(icon.headers.get('etag')).toMatch(/^"/);
+    expect(icon.text).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  });
+
   it('serves the demo shop page: the widget script from the gateway, no inline script', async () => {
     const demo = await http(`${t.url}/demo`);
     expect(demo.status).toBe(200);

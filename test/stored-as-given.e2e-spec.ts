@@ -219,6 +219,48 @@ describe('input stored as given, or refused (e2e)', () => {
       expect(http10.status).toBe(200);
     });
 
+    // RFC 9112 section 3.2: more than one Host line, or a Host value that is not a host and
+    // port, is a 400 on any version, on every route: public, merchant, operator or none.
+    it.each([
+      ['two Host lines', 'HTTP/1.1', 'Host: a.example\r\nHost: b.example'],
+      ['the same Host twice', 'HTTP/1.1', 'Host: localhost\r\nHost: localhost'],
+      ['two Host lines of other case', 'HTTP/1.1', 'host: a.example\r\nHOST: a.example'],
+      ['three Host lines', 'HTTP/1.1', 'Host: a\r\nHost: b\r\nHost: c'],
+      ['two Host lines in HTTP/1.0', 'HTTP/1.0', 'Host: a\r\nHost: b'],
+      ['a Host with a path', 'HTTP/1.1', 'Host: a.example/x'],
+      ['a Host with a user', 'HTTP/1.1', 'Host: user@a.example'],
+      ['a Host with a port that is not one', 'HTTP/1.1', 'Host: a.example:8o'],
+      ['a Host with a space inside', 'HTTP/1.1', 'Host: a b'],
+    ])('answers a request with %s with the envelope and closes', async (_what, version, host) => {
+      for (const path of [
+        '/health/live',
+        '/api/crypto-currency-protocol-processors',
+        '/admin/merchants',
+        '/no/such/path',
+      ]) {
+        const r = await rawRequest(t.url, `GET ${path} ${version}\r\n${host}\r\n\r\n`);
+        expect(r.status).toBe(400);
+        expect(r.headers['connection']).toBe('close');
+        expect(JSON.parse(r.body)).toEqual({
+          errors: [expect.objectContaining({ errorCode: 'MALFORMED_REQUEST', field: 'host' })],
+        });
+      }
+    });
+
+    it.each([
+      'localhost',
+      'a.example:8080',
+      '[::1]:3000',
+      '127.0.0.1',
+      'xn--exmple-cua.example',
+      '',
+    ])('answers a request whose one Host is %j', async (host) => {
+      const r = await rawRequest(t.url, `GET /health/live HTTP/1.1\r\nHost: ${host}\r\n\r\n`, {
+        waitMs: 2000,
+      });
+      expect(r.status).toBe(200);
+    });
+
     it.each([
       'https://user:secret@shop.example/return',
       'https://user@shop.example/return',

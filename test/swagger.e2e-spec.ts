@@ -76,6 +76,7 @@ const SANDBOX_ROUTES: [string, string][] = [
   ['get', '/demo'],
   ['get', '/demo/assets/demo.js'],
   ['get', '/demo/assets/sandbox.css'],
+  ['get', '/demo/assets/favicon.svg'],
   ['post', '/demo/payments'],
   ['get', '/demo/payments/{validationKey}'],
   ['post', '/demo/callbacks/{kind}'],
@@ -558,6 +559,8 @@ describe('OpenAPI document (e2e)', () => {
     const init = await http(t.url + '/docs/swagger-ui-init.js');
     expect(init.status).toBe(200);
     expect(init.text).toMatch(/"persistAuthorization":\s*false/);
+    // Outside the sandbox the page is not authorized with the published demo key.
+    expect(swaggerUiOptions(init.text).authAction).toBeUndefined();
   });
 
   it(
@@ -596,6 +599,16 @@ describe('OpenAPI document (e2e)', () => {
   });
 });
 
+/** The options the docs page's script hands Swagger UI (its `customOptions`). */
+function swaggerUiOptions(script: string): {
+  authAction?: Record<string, unknown>;
+  persistAuthorization?: boolean;
+} {
+  const options = /let options = (\{[\s\S]*?\});\n/.exec(script);
+  expect(options).not.toBeNull();
+  return (JSON.parse(options![1]) as { customOptions: Record<string, unknown> }).customOptions;
+}
+
 describe('OpenAPI document of the sandbox (e2e)', () => {
   let t: TestApp;
   let doc: Doc;
@@ -623,6 +636,24 @@ describe('OpenAPI document of the sandbox (e2e)', () => {
   it('lints as cleanly as the production document (redocly, Spectral)', async () => {
     expect(await redoclyFindings(doc)).toEqual([]);
     expect(await spectralFindings(doc)).toEqual([]);
+  });
+
+  it('opens Swagger UI authorized with the demo key, where keys are asked for', async () => {
+    // Without keys (AUTH_MODE=none) there is nothing to authorize.
+    const open = await http(t.url + '/docs/swagger-ui-init.js');
+    expect(swaggerUiOptions(open.text).authAction).toBeUndefined();
+    const keyed = await startTestApp({ CHECKOUT_SANDBOX: 'true', AUTH_MODE: 'api-key' });
+    const init = await http(keyed.url + '/docs/swagger-ui-init.js').finally(() => keyed.close());
+    expect(init.status).toBe(200);
+    const customOptions = swaggerUiOptions(init.text);
+    expect(customOptions.persistAuthorization).toBe(false);
+    expect(customOptions.authAction).toEqual({
+      apiKey: {
+        name: 'apiKey',
+        schema: { type: 'apiKey', in: 'header', name: 'key' },
+        value: 'gw_demo_sandbox_key_do_not_use_in_production',
+      },
+    });
   });
 });
 

@@ -24,7 +24,8 @@ import { closeAfter } from '../common/http/response.js';
  * its area): `api-version` first on every request; then for merchants the general rate limit and
  * the API key, for operators the bearer token and the role. A caller without valid credentials is
  * counted per address before being refused, so guessing keys or tokens is limited too; an operator
- * with a working token is not limited. Every refused operator request goes into the audit trail.
+ * with a working token is not limited. Every refused operator request goes to the audit trail
+ * (which records a caller's first refusals one by one and counts the rest).
  * Throws the refusal; answers at once when the key and the counters are in memory (the usual
  * case), else once the database or Redis has.
  */
@@ -39,20 +40,24 @@ export class AccessPolicy {
     @Optional() private readonly refusals?: RefusalRecorder,
   ) {}
 
+  /**
+   * `address` is the client's, as the platform gives it (`ip:<address>`: the connection's peer,
+   * or past the trusted proxies): what a caller without credentials is counted by.
+   */
   admit(
     request: IncomingMessage,
     response: ServerResponse,
     declared: DeclaredAccess,
+    address: string,
     target: string | null = null,
   ): MaybePromise<void> {
-    // RFC 9112 section 3.2: a request of HTTP/1.1 without Host is a 400; the connection closes,
-    // as after any request whose head could not be read.
-    if (request.headers.host === undefined && request.httpVersion === '1.1') {
+    // RFC 9112 section 3.2: a request of HTTP/1.1 without Host, and any request with more than
+    // one Host line or a Host that is not a host and port, is a 400; the connection closes, as
+    // after any request whose head could not be read.
+    const host = hostRefusal(request);
+    if (host !== undefined) {
       closeAfter(response);
-      throw new ApiError('MALFORMED_REQUEST', {
-        message: 'An HTTP/1.1 request needs a Host header.',
-        field: 'host',
-      });
+      throw new ApiError('MALFORMED_REQUEST', { message: host, field: 'host' });
     }
     const version = headerValue(request.headers, 'api-version', 'x-api-version');
     if (version !== undefined && version.trim() !== '1') {
@@ -62,14 +67,13 @@ export class AccessPolicy {
     if (declared.access === 'public' && !declared.usesDatabase) return;
     if (this.state.databaseLost) throw databaseLost();
     if (declared.access === 'public') return;
-    const address = `ip:${request.socket.remoteAddress ?? 'unknown'}`;
 
     if (declared.access === 'operator') {
       if (authorizationHeaders(request) > 1) throw repeatedAuthorization();
       const authorization = headerValue(request.headers, 'authorization');
       return andThen(this.operators.admit(authorization, declared.role ?? 'viewer'), (result) => {
         if ('error' in result)
-          return this.refuseOperator(request, response, declared, target, result);
+          return this.refuseOperator(request, response, declared, address, target, result);
         attachOperatorCall(request, {
           operator: result,
           action: declared.action,
@@ -102,12 +106,13 @@ export class AccessPolicy {
     request: IncomingMessage,
     response: ServerResponse,
     declared: DeclaredAccess,
+    address: string,
     target: string | null,
     refusal: OperatorRefusal,
   ): Promise<never> {
     let error = refusal.error;
     try {
-      await this.count(`ip:${request.socket.remoteAddress ?? 'unknown'}`, response);
+      await this.count(address, response);
     } catch (limited) {
       if (!(limited instanceof ApiError)) throw limited;
       error = limited;
@@ -119,6 +124,7 @@ export class AccessPolicy {
       target,
       outcome: error.status,
       requestId: requestIdOf(request),
+      address,
     });
     throw error;
   }
@@ -133,15 +139,35 @@ export class AccessPolicy {
 }
 
 /**
- * How many `Authorization` headers the request carries. Node keeps only the first of repeated
- * ones in `headers`; `rawHeaders` has them all.
+ * How many lines of the header `name` (lower case) the request carries. Node keeps only the first
+ * of repeated `Authorization` or `Host` lines in `headers`; `rawHeaders` has them all.
  */
-function authorizationHeaders(request: IncomingMessage): number {
+function headerLines(request: IncomingMessage, name: string): number {
   let count = 0;
   for (let i = 0; i < request.rawHeaders.length; i += 2) {
-    if (request.rawHeaders[i].toLowerCase() === 'authorization') count++;
+    if (request.rawHeaders[i].toLowerCase() === name) count++;
   }
   return count;
+}
+
+function authorizationHeaders(request: IncomingMessage): number {
+  return headerLines(request, 'authorization');
+}
+
+/**
+ * A Host value as RFC 9110 section 7.2 allows it: `uri-host [ ":" port ]`, the host an IP
+ * literal in brackets or a registered name (RFC 3986 `reg-name`, empty included), the port digits.
+ */
+const HOST_VALUE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::[0-9]*)?$/;
+
+/** Why the request's Host header makes it a 400 (RFC 9112 section 3.2), or undefined. */
+function hostRefusal(request: IncomingMessage): string | undefined {
+  const host = request.headers.host;
+  if (host === undefined) {
+    return request.httpVersion === '1.1' ? 'An HTTP/1.1 request needs a Host header.' : undefined;
+  }
+  if (headerLines(request, 'host') > 1) return 'A request may carry one Host header, not several.';
+  return HOST_VALUE.test(host) ? undefined : 'The Host header must be a host and port.';
 }
 
 /** Two credentials in one request: RFC 6750 section 3.1, `invalid_request`. */

@@ -63,6 +63,8 @@ export interface RefusedOperatorRequest {
   /** The status of the refusal (401, 403, or 429 past the limit). */
   outcome: number;
   requestId: string;
+  /** The caller's address as the limits count it (`ip:<address>`). */
+  address: string;
 }
 
 /** Records refused operator requests (provided by the audit trail). */

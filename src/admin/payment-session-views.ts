@@ -10,6 +10,7 @@ import type { ListedSession } from '../payment-status/payment-session.repository
 import { PaymentSessionService } from '../payment-status/payment-session.service.js';
 import { PERSONAL_FIELDS } from '../payment-status/payment-response.fields.js';
 import { buildStatusElement } from '../payment-status/payment-status.shapes.js';
+import { isValidationKey } from '../payment-status/payment-status.types.js';
 import {
   SessionDetailDto,
   SessionListQueryDto,
@@ -133,16 +134,32 @@ function cursorFor(session: ListedSession): string {
   );
 }
 
+/** The latest time a Date holds (epoch ms): a session's creation time is never past it. */
+const LATEST_TIME_MS = 8.64e15;
+
+/**
+ * The session a cursor names, only as cursorFor writes it: a creation time in whole
+ * milliseconds a Date holds, and a validation key. Anything else (a fraction, a number past the
+ * range, text that is not a validation key) is the same 400 as a cursor that is not JSON, on
+ * every database, before any query is built from it.
+ */
 function cursorOf(cursor: string): { createdAtMs: number; validationKey: string } {
+  let decoded: unknown;
   try {
-    const [createdAtMs, validationKey] = JSON.parse(
-      Buffer.from(cursor, 'base64url').toString('utf8'),
-    ) as unknown[];
-    if (typeof createdAtMs === 'number' && typeof validationKey === 'string') {
-      return { createdAtMs, validationKey };
-    }
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    // Refused below.
+    decoded = undefined;
+  }
+  if (Array.isArray(decoded) && decoded.length === 2) {
+    const [createdAtMs, validationKey] = decoded as unknown[];
+    if (
+      Number.isSafeInteger(createdAtMs) &&
+      (createdAtMs as number) >= 0 &&
+      (createdAtMs as number) <= LATEST_TIME_MS &&
+      isValidationKey(validationKey)
+    ) {
+      return { createdAtMs: createdAtMs as number, validationKey };
+    }
   }
   throw ApiError.invalidParameters([
     { field: 'cursor', message: 'must be the nextCursor of an earlier page' },

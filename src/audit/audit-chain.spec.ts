@@ -7,6 +7,8 @@ import {
   canonicalJson,
   firstBrokenLink,
   linkOf,
+  type StoredAuditEvent,
+  storedChanges,
   unkeyedLinkOf,
 } from './audit-chain.js';
 import { AuditKeyring, auditKeyId } from './audit-keys.js';
@@ -165,6 +167,27 @@ describe('the audit chain', () => {
       expect(broken?.reason).toContain(reason);
     },
   );
+
+  it('names an event whose stored changes are not a JSON object, never failing on it', () => {
+    const events: StoredAuditEvent[] = extend([], 5);
+    events[2] = { ...events[2], changes: null };
+    expect(firstBrokenLink(events, keyring)).toEqual({
+      seq: 3,
+      reason: 'its changes are not stored as a JSON object: it was altered',
+    });
+  });
+
+  it.each(['{not json', '', 'null', '[]', '[{"a":1}]', '12', '"text"', 'true'])(
+    'reads back the stored changes %j as null',
+    (text) => expect(storedChanges(text)).toBeNull(),
+  );
+
+  it('reads back stored changes that are a JSON object as that object', () => {
+    expect(storedChanges('{"name":{"old":null,"new":"x"}}')).toEqual({
+      name: { old: null, new: 'x' },
+    });
+    expect(storedChanges('{}')).toEqual({});
+  });
 
   it('refuses every rewrite made without the key, from any event on', () => {
     for (let from = 0; from < 5; from++) {

@@ -43,6 +43,28 @@ export interface AuditEvent extends AuditContent {
   hash: string;
 }
 
+/**
+ * An event as read back from storage. The service writes `changes` as a JSON object; a row
+ * whose stored changes are anything else (not JSON, an array, a number) was altered, and reads
+ * back with `changes` null, for the checks to name rather than fail on.
+ */
+export interface StoredAuditEvent extends Omit<AuditEvent, 'changes'> {
+  changes: AuditEvent['changes'] | null;
+}
+
+/** The stored text of an event's changes as read back: the object, or null when it is not one. */
+export function storedChanges(text: unknown): AuditEvent['changes'] | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(String(text));
+  } catch {
+    return null;
+  }
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as AuditEvent['changes'])
+    : null;
+}
+
 /** The link of an event: HMAC-SHA256 of its canonical content under the audit key, hex. */
 export function linkOf(content: AuditContent, key: Buffer): string {
   return createHmac('sha256', key).update(canonicalJson(content)).digest('hex');
@@ -121,14 +143,18 @@ export class ChainCheck {
   constructor(private readonly keys: AuditKeyring) {}
 
   /** The event's broken link, if it does not hold. */
-  next(event: AuditEvent): BrokenLink | undefined {
-    const broken = (reason: string) => ({ seq: event.seq, reason });
-    if (event.seq !== this.expectedSeq) {
+  next(stored: StoredAuditEvent): BrokenLink | undefined {
+    const broken = (reason: string) => ({ seq: stored.seq, reason });
+    if (stored.seq !== this.expectedSeq) {
       return broken(`follows event ${this.expectedSeq - 1}, whose next is missing`);
     }
-    if (event.prevHash !== this.expectedPrev) {
+    if (stored.prevHash !== this.expectedPrev) {
       return broken('its previous link is not the link of the event before');
     }
+    if (stored.changes === null) {
+      return broken('its changes are not stored as a JSON object: it was altered');
+    }
+    const event = stored as AuditEvent;
     const { hash, ...content } = event;
     if (event.keyId === null) {
       if (this.keyed) return broken('its link is not keyed, but the chain was keyed before it');
@@ -176,7 +202,7 @@ export class ChainCheck {
 
 /** Checks a whole run of events read in chain order (the first link that does not hold). */
 export function firstBrokenLink(
-  events: readonly AuditEvent[],
+  events: readonly StoredAuditEvent[],
   keys: AuditKeyring,
 ): BrokenLink | undefined {
   const check = new ChainCheck(keys);

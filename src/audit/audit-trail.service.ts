@@ -1,28 +1,90 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger, Optional } from '@nestjs/common';
 import { Transactions, type Tx } from '../database/transactions.js';
 import type { OperatorCall } from '../access/operator-call.js';
 import { RefusalRecorder, type RefusedOperatorRequest } from '../access/access-ports.js';
 import {
   AuditContent,
-  AuditEvent,
   BrokenLink,
   ChainCheck,
   GENESIS_HASH,
   linkOf,
+  type StoredAuditEvent,
 } from './audit-chain.js';
 import { AuditHeads } from './audit-heads.js';
 import { AuditKeyring } from './audit-keys.js';
 import { AuditFilter, AuditRepository } from './audit.repository.js';
 import type { Changes } from './changes.js';
+import { CountedRefusals, OTHER_ADDRESSES, RefusalCounts } from './refusal-counts.js';
+
+/** The action of the event that counts the refusals of one address in one window. */
+export const REFUSALS_COUNTED_ACTION = 'refusedRequests';
 
 /** What an event records; the chain gives it its place, time, key and links. */
 type EventContent = Omit<AuditContent, 'seq' | 'at' | 'prevHash' | 'keyId'>;
+
+/** The longest target an event stores (its column's length). */
+const MAX_TARGET_LENGTH = 300;
+
+// eslint-disable-next-line no-control-regex -- escaping control characters is the point
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/**
+ * The target of a refused request as stored: the path parameter as the caller sent it, unchecked
+ * (refused before any validation), so its control characters are written as `\u0000` escapes —
+ * PostgreSQL stores no NUL in text — and it is cut to the column's length.
+ */
+function refusedTarget(target: string | null): string | null {
+  if (target === null) return null;
+  return target
+    .replace(CONTROL_CHARACTERS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    .slice(0, MAX_TARGET_LENGTH);
+}
+
+/** How long after its window ends a count is written (the window's last requests answered). */
+const COUNTS_GRACE_MS = 100;
+
+/**
+ * The event of the refusals of one address counted in one window: who (`unknown`: a caller
+ * without a working token; its address as the target), the most frequent status as the outcome,
+ * and in `changes` how many, when, of which statuses and for which reasons.
+ */
+function countedEvent(counted: CountedRefusals): EventContent {
+  const outcomes = Object.entries(counted.byOutcome).sort(
+    ([statusA, a], [statusB, b]) => b - a || Number(statusB) - Number(statusA),
+  );
+  return {
+    ...UNKNOWN_EVENT_ACTOR,
+    action: REFUSALS_COUNTED_ACTION,
+    target:
+      counted.address === OTHER_ADDRESSES ? OTHER_ADDRESSES : counted.address.replace(/^ip:/, ''),
+    outcome: Number(outcomes[0][0]),
+    requestId: null,
+    changes: {
+      refusedRequests: {
+        old: null,
+        new: {
+          count: counted.count,
+          from: new Date(counted.from).toISOString(),
+          to: new Date(counted.to).toISOString(),
+          byOutcome: counted.byOutcome,
+          byReason: counted.byReason,
+        },
+      },
+    },
+    reason: null,
+  };
+}
 
 /** Events read at a time when the chain is verified. */
 const VERIFY_BATCH = 1000;
 
 /** The actor of an event whose caller was not recognised. */
 const UNKNOWN_ACTOR = { kind: 'unknown', id: null, name: 'unknown' } as const;
+const UNKNOWN_EVENT_ACTOR = {
+  actorKind: UNKNOWN_ACTOR.kind,
+  operatorId: UNKNOWN_ACTOR.id,
+  operatorName: UNKNOWN_ACTOR.name,
+};
 
 /** What a change records besides who made it: what it acted on and which fields changed. */
 export interface ChangeRecord {
@@ -58,7 +120,11 @@ export interface ChainVerification {
  * link), one chain across every instance; no route changes or deletes an event.
  */
 @Injectable()
-export class AuditTrail extends RefusalRecorder {
+export class AuditTrail extends RefusalRecorder implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('Audit');
+  private readonly refusals = new RefusalCounts();
+  private countsTimer?: NodeJS.Timeout;
+
   constructor(
     private readonly events: AuditRepository,
     private readonly transactions: Transactions,
@@ -66,6 +132,13 @@ export class AuditTrail extends RefusalRecorder {
     @Optional() private readonly heads?: AuditHeads,
   ) {
     super();
+  }
+
+  /** The refusals counted and not yet written become their events before the process ends. */
+  async beforeApplicationShutdown(): Promise<void> {
+    clearTimeout(this.countsTimer);
+    this.countsTimer = undefined;
+    await this.writeCounts(this.refusals.takeEnded(Date.now(), true));
   }
 
   /**
@@ -122,8 +195,17 @@ export class AuditTrail extends RefusalRecorder {
     });
   }
 
-  /** Appends the event of a refused operator request, in a transaction of its own. */
+  /**
+   * Appends the event of a refused operator request, in a transaction of its own; or, once its
+   * caller's address has been refused a few times in the current window (RefusalCounts), only
+   * counts it: the window's counts become one event per address when it ends. A client sending
+   * refused requests as fast as it can adds a few events a minute, not one per request.
+   */
   async refused(request: RefusedOperatorRequest): Promise<void> {
+    if (!this.refusals.take(request.address, request.outcome, request.reason, Date.now())) {
+      this.scheduleCounts();
+      return;
+    }
     const actor = request.operator ?? UNKNOWN_ACTOR;
     await this.transactions.run((tx) =>
       this.append(tx, {
@@ -131,13 +213,54 @@ export class AuditTrail extends RefusalRecorder {
         operatorId: actor.id,
         operatorName: actor.name,
         action: request.action,
-        target: request.target,
+        target: refusedTarget(request.target),
         outcome: request.outcome,
         requestId: request.requestId,
         changes: {},
         reason: request.reason,
       }),
     );
+  }
+
+  /** Writes the counts of the windows ended so far when the current one ends. */
+  private scheduleCounts(): void {
+    const until = this.refusals.pendingUntil;
+    if (this.countsTimer || until === undefined) return;
+    this.countsTimer = setTimeout(
+      () => {
+        this.countsTimer = undefined;
+        void this.writeCounts(this.refusals.takeEnded(Date.now())).finally(() =>
+          this.scheduleCounts(),
+        );
+      },
+      Math.max(0, until - Date.now()) + COUNTS_GRACE_MS,
+    );
+    this.countsTimer.unref();
+  }
+
+  /** One event per address and window of counted refusals, appended together. */
+  private async writeCounts(counts: readonly CountedRefusals[]): Promise<void> {
+    if (counts.length === 0) return;
+    try {
+      await this.transactions.run((tx) => this.append(tx, ...counts.map(countedEvent)));
+    } catch (error) {
+      // The counts are not kept for another try: they would pile up while the database is away.
+      this.logger.warn(
+        { err: String(error), refusalsCounted: counts },
+        'Could not record the counts of refused operator requests',
+      );
+    }
+  }
+
+  /**
+   * The id of the key that linked the chain's latest event, when the service holds no such key
+   * (AUDIT_KEY, AUDIT_KEYS_PREVIOUS): the chain was written under another key, and every event
+   * appended now would fail to verify after it. Undefined when it holds it, or nothing is stored.
+   */
+  async missingHeadKey(): Promise<string | undefined> {
+    const head = await this.transactions.run((tx) => this.events.last(tx));
+    if (!head?.keyId || this.keys.find(head.keyId)) return undefined;
+    return head.keyId;
   }
 
   /** Events newest first, filtered, a page at a time. */
@@ -152,7 +275,7 @@ export class AuditTrail extends RefusalRecorder {
    */
   async verify(kept?: KeptHead): Promise<ChainVerification> {
     const check = new ChainCheck(this.keys);
-    let last: AuditEvent | undefined;
+    let last: StoredAuditEvent | undefined;
     let checked = 0;
     let headHash = GENESIS_HASH;
     if (kept?.events === 0 && kept.headHash !== GENESIS_HASH) {
@@ -174,6 +297,19 @@ export class AuditTrail extends RefusalRecorder {
       }
       if (batch.length < VERIFY_BATCH) break;
       last = batch[batch.length - 1];
+    }
+    // The walk read events 1 to `checked`, each once: every row numbered so far must be one of
+    // them, or the list would show an event no link covers (a row numbered 0 or below).
+    const census = await this.transactions.run((tx) => this.events.census(tx, checked));
+    if (census.rows !== checked) {
+      return {
+        valid: false,
+        events: checked,
+        brokenAt: {
+          seq: census.lowest ?? 0,
+          reason: `it is numbered outside the chain, which runs from 1 to ${checked}: no link covers it, so the service did not append it`,
+        },
+      };
     }
     const broken = check.end();
     if (broken) return { valid: false, events: broken.seq - 1, brokenAt: broken };

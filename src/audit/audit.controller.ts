@@ -5,7 +5,7 @@ import type { Listing } from '../common/http/envelope.js';
 import { listingPage } from '../common/http/envelope.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
 import type { RefusalReason } from '../access/access-ports.js';
-import type { AuditEvent } from './audit-chain.js';
+import type { StoredAuditEvent } from './audit-chain.js';
 import { AuditTrail } from './audit-trail.service.js';
 import { AuditHeads } from './audit-heads.js';
 import {
@@ -100,7 +100,7 @@ export class AuditController {
   }
 }
 
-function toView(event: AuditEvent): AuditEventDto {
+function toView(event: StoredAuditEvent): AuditEventDto {
   return {
     id: event.seq,
     at: event.at,

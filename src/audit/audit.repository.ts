@@ -1,5 +1,5 @@
 import type { Tx } from '../database/transactions.js';
-import type { AuditEvent } from './audit-chain.js';
+import type { AuditEvent, StoredAuditEvent } from './audit-chain.js';
 
 /** What the operator may filter the trail by; every field optional. */
 export interface AuditFilter {
@@ -40,15 +40,21 @@ export abstract class AuditRepository {
    * shared by every instance; SQLite writes one transaction at a time anyway).
    */
   abstract lockChain(tx: Tx): Promise<void>;
-  /** The last event of the chain (its head). */
-  abstract last(tx: Tx): Promise<Pick<AuditEvent, 'seq' | 'hash' | 'at'> | undefined>;
+  /** The last event of the chain (its head), and the key that linked it. */
+  abstract last(tx: Tx): Promise<Pick<AuditEvent, 'seq' | 'hash' | 'at' | 'keyId'> | undefined>;
   abstract insert(tx: Tx, events: readonly AuditEvent[]): Promise<void>;
   /** Newest first. */
   abstract list(
     tx: Tx,
     filter: AuditFilter,
     page: { page: number; size: number },
-  ): Promise<{ rows: AuditEvent[]; total: number }>;
+  ): Promise<{ rows: StoredAuditEvent[]; total: number }>;
   /** Events after `seq`, in chain order, at most `limit`. */
-  abstract after(tx: Tx, seq: number, limit: number): Promise<AuditEvent[]>;
+  abstract after(tx: Tx, seq: number, limit: number): Promise<StoredAuditEvent[]>;
+  /**
+   * How many rows the table holds numbered `through` or lower, whatever their number (below 1
+   * too), and the lowest number among them: what a walk of the chain from 1 to `through` must
+   * have read, every one of them.
+   */
+  abstract census(tx: Tx, through: number): Promise<{ rows: number; lowest: number | null }>;
 }

@@ -23,7 +23,7 @@ function labelOf(sql: string): string | undefined {
   if (sql === 'RELEASE unit') return undefined;
   if (sql === 'SAVEPOINT unit') return 'unit';
   if (sql === 'ROLLBACK TO unit') return 'rolled back';
-  if (sql.startsWith('SELECT seq, hash, at FROM audit_event')) return 'read head';
+  if (sql.startsWith('SELECT seq, hash, at, key_id')) return 'read head';
   // The append that checks the head it links to is still the head (STILL_THE_HEAD).
   if (sql.startsWith('INSERT INTO audit_event') && sql.includes('FROM audit_event')) {
     return 'append after';

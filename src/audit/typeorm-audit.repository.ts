@@ -16,14 +16,15 @@ import { execute } from '../database/sql.js';
 import type { Tx } from '../database/transactions.js';
 import { MemoKey, type TransactionMemo } from '../database/transaction-memo.js';
 import { managerOf, memoOf } from '../database/typeorm-transactions.js';
-import type { AuditEvent } from './audit-chain.js';
+import { type AuditEvent, type StoredAuditEvent, storedChanges } from './audit-chain.js';
 import { AuditEventRow } from './audit-event.entity.js';
 import { AuditFilter, AuditRepository, ChainHead } from './audit.repository.js';
 import { AUDIT_CHAIN_LOCK } from './migration-events.js';
 import { asciiLowerCase } from '../common/validators.js';
 
 /** The head of the chain: on the write path of every audited change, a plain statement. */
-const LAST_EVENT = 'SELECT seq, hash, at FROM audit_event ORDER BY seq DESC LIMIT 1';
+const LAST_EVENT =
+  'SELECT seq, hash, at, key_id AS "keyId" FROM audit_event ORDER BY seq DESC LIMIT 1';
 /** An event's columns, as written (src/database/batch-statements.ts). */
 const EVENT_COLUMNS: BatchColumn[] = [
   { name: 'seq', type: 'integer' },
@@ -115,10 +116,13 @@ export class TypeOrmAuditRepository extends AuditRepository {
     await managerOf(tx).query('SELECT pg_advisory_xact_lock($1)', [AUDIT_CHAIN_LOCK]);
   }
 
-  async last(tx: Tx): Promise<Pick<AuditEvent, 'seq' | 'hash' | 'at'> | undefined> {
-    const { rows } = await execute<Pick<AuditEvent, 'seq' | 'hash' | 'at'>>(tx, LAST_EVENT);
+  async last(tx: Tx): Promise<Pick<AuditEvent, 'seq' | 'hash' | 'at' | 'keyId'> | undefined> {
+    const { rows } = await execute<Pick<AuditEvent, 'seq' | 'hash' | 'at' | 'keyId'>>(
+      tx,
+      LAST_EVENT,
+    );
     const row = rows[0];
-    return row ? { seq: Number(row.seq), hash: row.hash, at: row.at } : undefined;
+    return row ? { seq: Number(row.seq), hash: row.hash, at: row.at, keyId: row.keyId } : undefined;
   }
 
   async insert(tx: Tx, events: readonly AuditEvent[]): Promise<void> {
@@ -129,7 +133,7 @@ export class TypeOrmAuditRepository extends AuditRepository {
     tx: Tx,
     filter: AuditFilter,
     { page, size }: { page: number; size: number },
-  ): Promise<{ rows: AuditEvent[]; total: number }> {
+  ): Promise<{ rows: StoredAuditEvent[]; total: number }> {
     const where: FindOptionsWhere<AuditEventRow> = {};
     if (filter.action !== undefined) where.action = Equal(filter.action);
     if (filter.target !== undefined) where.target = Equal(filter.target);
@@ -162,13 +166,26 @@ export class TypeOrmAuditRepository extends AuditRepository {
     return { rows: rows.map(toEvent), total };
   }
 
-  async after(tx: Tx, seq: number, limit: number): Promise<AuditEvent[]> {
+  async after(tx: Tx, seq: number, limit: number): Promise<StoredAuditEvent[]> {
     const rows = await managerOf(tx).find(AuditEventRow, {
       where: { seq: MoreThan(seq) },
       order: { seq: 'ASC' },
       take: limit,
     });
     return rows.map(toEvent);
+  }
+
+  async census(tx: Tx, through: number): Promise<{ rows: number; lowest: number | null }> {
+    const found = (await managerOf(tx)
+      .createQueryBuilder(AuditEventRow, 'e')
+      .select('COUNT(*)', 'rows')
+      .addSelect('MIN(e.seq)', 'lowest')
+      .where('e.seq <= :through', { through })
+      .getRawOne()) as { rows: number | string; lowest: number | string | null } | undefined;
+    return {
+      rows: Number(found?.rows ?? 0),
+      lowest: found?.lowest === null || found?.lowest === undefined ? null : Number(found.lowest),
+    };
   }
 }
 
@@ -198,6 +215,6 @@ function eventValues(event: AuditEvent): unknown[] {
   ];
 }
 
-function toEvent(row: AuditEventRow): AuditEvent {
-  return { ...row, changes: JSON.parse(row.changes) as AuditEvent['changes'] };
+function toEvent(row: AuditEventRow): StoredAuditEvent {
+  return { ...row, changes: storedChanges(row.changes) };
 }

@@ -17,9 +17,8 @@ import {
 import { CallbackSender, DeliveryResult } from './callback-sender.js';
 import { CallbackService } from './callback.service.js';
 import { afterAttempt } from './retry-schedule.js';
+import { DeliveryLanes } from './delivery-lanes.js';
 
-/** Attempts this instance makes at once. */
-const MAX_IN_FLIGHT = 32;
 /** The longest wait between two looks for due callbacks. */
 const POLL_INTERVAL_MS = 200;
 /** A lease outlives its attempt's time limit by this much, so an attempt never outlives its lease. */
@@ -46,15 +45,19 @@ interface FinishedAttempt {
  * Delivers due callbacks from this instance. Each is claimed under a lease in a transaction
  * (`FOR UPDATE SKIP LOCKED` on PostgreSQL), so with several instances each attempt is made by
  * exactly one of them; a lease left by an instance that died expires and another one takes the
- * callback over. Every attempt is recorded. On shutdown no new callback is claimed, attempts in
- * flight may finish until the deadline, and what is left is released at once for another
- * instance (or the next start): an attempt cut off is retried, never lost.
+ * callback over. Every attempt is recorded. How many attempts run at once, and whose, is
+ * DeliveryLanes' share: a few per merchant, and slow receivers only among themselves, so that one
+ * merchant's hanging receiver never holds back another merchant's callbacks. On shutdown no new
+ * callback is claimed, attempts in flight may finish until the deadline, and what is left is
+ * released at once for another instance (or the next start): an attempt cut off is retried, never
+ * lost.
  */
 @Injectable()
 export class CallbackDispatcher implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Callbacks');
   private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly lanes = new DeliveryLanes();
   private timer?: NodeJS.Timeout;
   private ticking = false;
   private stopped = false;
@@ -110,16 +113,23 @@ export class CallbackDispatcher implements BeforeApplicationShutdown {
     this.ticking = true;
     let next = POLL_INTERVAL_MS;
     try {
-      const room = MAX_IN_FLIGHT - this.inFlight.size;
-      if (room > 0) {
-        const now = Date.now();
+      const now = Date.now();
+      const plan = this.lanes.plan(now);
+      if (plan.limit > 0) {
         const lease = now + this.config.callbacks.timeoutMs + LEASE_MARGIN_MS;
+        let offered = 0;
         const claimed = await this.transactions.run(
-          (tx) => this.callbacks.claimDue(tx, this.owner, now, lease, room),
+          (tx) =>
+            this.callbacks.claimDue(tx, this.owner, now, lease, {
+              ...plan,
+              pick: (due) => ((offered = due.length), plan.pick(due)),
+            }),
           AHEAD,
         );
         for (const callback of claimed) this.launch(callback);
-        if (claimed.length === room) next = 0;
+        // More may be due: those past this claim's limit, or of merchants it passed over (now at
+        // their share, so the next claim leaves them out).
+        if (claimed.length > 0 && (offered === plan.limit || claimed.length < offered)) next = 0;
       }
       await this.countStates();
     } catch (error) {
@@ -131,7 +141,10 @@ export class CallbackDispatcher implements BeforeApplicationShutdown {
   }
 
   private launch(callback: CallbackRecord): void {
+    this.lanes.started(callback.id, callback.merchantId, Date.now());
     const attempt = this.attempt(callback).finally(() => {
+      // Ended already when the attempt ran to its end; here only if it failed before that.
+      this.lanes.ended(callback.id, { durationMs: 0, timedOut: false }, Date.now());
       this.inFlight.delete(callback.id);
       this.schedule(0);
     });
@@ -148,6 +161,11 @@ export class CallbackDispatcher implements BeforeApplicationShutdown {
       result = { outcome: 'error', error: 'could not be sent', durationMs: Date.now() - at };
       this.logger.error(`Callback ${callback.webhookId} not sent: ${String(error)}`);
     }
+    this.lanes.ended(
+      callback.id,
+      { durationMs: result.durationMs, timedOut: result.outcome === 'timeout' },
+      Date.now(),
+    );
     const next = afterAttempt(
       callback,
       result.outcome === 'delivered',

@@ -1,3 +1,4 @@
+import { hasPlainHost } from '../common/host-names.js';
 import type { Tx } from '../database/transactions.js';
 
 /** A callback to store with the transition that causes it. */
@@ -13,7 +14,7 @@ export interface NewCallback {
 
 /** Longest callback URL accepted. */
 export const MAX_CALLBACK_URL_LENGTH = 2048;
-export const CALLBACK_URL_RULE = `must be an absolute http or https URL of at most ${MAX_CALLBACK_URL_LENGTH} characters, without a user name or password`;
+export const CALLBACK_URL_RULE = `must be an absolute http or https URL of at most ${MAX_CALLBACK_URL_LENGTH} characters, whose host is a DNS name or an IP address, without a user name or password`;
 
 /**
  * A callback URL as the audit trail, the callbacks list and operators below the role `payments`
@@ -30,7 +31,9 @@ export function shownCallbackUrl(url: string): string {
 /**
  * True for an absolute http(s) URL with a host, at most MAX_CALLBACK_URL_LENGTH characters, and
  * without user information: a password in a URL would be stored, shown to operators and logged
- * like the rest of the URL (the receiver authenticates callbacks by their signature instead).
+ * like the rest of the URL (the receiver authenticates callbacks by their signature instead). The
+ * host is a DNS name or an IP literal: its origin may frame the checkout page, so it is written
+ * into a Content-Security-Policy, where `*` or `;` would mean something else.
  */
 export function isCallbackUrl(value: unknown): value is string {
   if (typeof value !== 'string' || value.length > MAX_CALLBACK_URL_LENGTH || /\s/.test(value)) {
@@ -40,7 +43,7 @@ export function isCallbackUrl(value: unknown): value is string {
     const url = new URL(value);
     return (
       (url.protocol === 'http:' || url.protocol === 'https:') &&
-      url.hostname !== '' &&
+      hasPlainHost(url) &&
       url.username === '' &&
       url.password === '' &&
       // `https://@host/` parses with an empty user name, but still names one.

@@ -1,5 +1,6 @@
 import type { Tx } from '../database/transactions.js';
 import type { CallbackState } from './callback.entity.js';
+import type { ClaimPlan } from './delivery-lanes.js';
 
 export interface CallbackRecord {
   id: string;
@@ -36,15 +37,17 @@ export abstract class CallbackRepository {
   abstract insert(tx: Tx, callbacks: readonly CallbackRecord[]): Promise<void>;
 
   /**
-   * Claims up to `limit` pending callbacks due at `now` whose lease is free or expired, for
-   * `owner` until `leaseUntil`: no two instances hold the same callback at once.
+   * Claims pending callbacks due at `now` whose lease is free or expired, for `owner` until
+   * `leaseUntil`: no two instances hold the same callback at once. Up to `plan.limit` are offered
+   * (oldest due first, none of a merchant `plan.exclude` names), and those `plan.pick` chooses
+   * among them are leased.
    */
   abstract claimDue(
     tx: Tx,
     owner: string,
     now: number,
     leaseUntil: number,
-    limit: number,
+    plan: Pick<ClaimPlan, 'limit' | 'exclude' | 'pick'>,
   ): Promise<CallbackRecord[]>;
 
   /**

@@ -17,6 +17,7 @@ import {
   CallbackRecord,
   CallbackRepository,
 } from './callback.repository.js';
+import type { ClaimPlan, DueCallback } from './delivery-lanes.js';
 
 /** A callback's columns, as written (src/database/batch-statements.ts). */
 const CALLBACK_COLUMNS: BatchColumn[] = [
@@ -74,20 +75,22 @@ export class TypeOrmCallbackRepository extends CallbackRepository {
     owner: string,
     now: number,
     leaseUntil: number,
-    limit: number,
+    plan: Pick<ClaimPlan, 'limit' | 'exclude' | 'pick'>,
   ): Promise<CallbackRecord[]> {
     const manager = managerOf(tx);
     const due = manager
       .createQueryBuilder(Callback, 'c')
       .select('c.id', 'id')
+      .addSelect('c.merchant_id', 'merchantId')
       .where("c.state = 'pending' AND c.next_attempt_at <= :now", { now })
       .andWhere('(c.lease_until IS NULL OR c.lease_until < :now)', { now })
       .orderBy('c.next_attempt_at', 'ASC')
-      .limit(limit);
+      .limit(plan.limit);
+    if (plan.exclude.length > 0) {
+      due.andWhere('c.merchant_id NOT IN (:...exclude)', { exclude: plan.exclude });
+    }
     const [sql, parameters] = due.getQueryAndParameters();
-    const ids = ((await manager.query(sql + this.lock, parameters)) as { id: string }[]).map(
-      (row) => row.id,
-    );
+    const ids = plan.pick((await manager.query(sql + this.lock, parameters)) as DueCallback[]);
     if (ids.length === 0) return [];
     await manager.update(Callback, { id: In(ids) }, { leaseOwner: owner, leaseUntil });
     return (await manager.findBy(Callback, { id: In(ids) })).map(toRecord);

@@ -1,9 +1,11 @@
 import { ExecutionContext, createParamDecorator } from '@nestjs/common';
-import type { IncomingMessage } from 'node:http';
-import { rawOf } from '../http/raw.js';
+import { clientAddressOf } from '../http/platform.js';
 
-/** The address the request came from, as the rate limits count it (`ip:<address>`). */
+/**
+ * The address of the client the request came from, as the rate limits count it (`ip:<address>`):
+ * past the proxies TRUST_PROXY names, the one they forwarded for.
+ */
 export const ClientAddress = createParamDecorator(
   (_data: unknown, context: ExecutionContext): string =>
-    `ip:${rawOf<IncomingMessage>(context.switchToHttp().getRequest()).socket.remoteAddress ?? 'unknown'}`,
+    clientAddressOf(context.switchToHttp().getRequest<object>()),
 );

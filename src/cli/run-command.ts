@@ -1,8 +1,11 @@
 import { AppConfig, ConfigError, loadConfig } from '../config/app-config.js';
+import { startupFailureLine } from './startup-failure.js';
 
 /**
- * Loads and validates the configuration, then runs the command. A bad variable stops the process
- * with one line naming it, before anything else happens.
+ * Loads and validates the configuration, then runs the command. Bad variables stop the process
+ * with one line each naming them, before anything else happens; a configuration found wrong
+ * later (keys that cannot read the database) the same way; any other failure with one line that
+ * names the setting at fault when it can tell (see startupFailureLine).
  */
 export async function runCommand(
   command: (config: AppConfig) => Promise<void>,
@@ -21,8 +24,8 @@ export async function runCommand(
   try {
     await command(config);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`Startup failed: ${message}\n`);
+    const line = error instanceof ConfigError ? error.message : startupFailureLine(error, config);
+    process.stderr.write(`${line}\n`);
     process.exit(1);
   }
 }

@@ -74,3 +74,15 @@ export function addMoney(a: StoredMoney, b: StoredMoney): StoredMoney {
   }
   return { amountMinor: a.amountMinor + b.amountMinor, currency: a.currency };
 }
+
+/**
+ * The ISO 4217 currency codes of money in use, as the runtime's ICU (CLDR) knows them: what
+ * `Intl.NumberFormat` can show. Funds, precious metals and the testing codes are not money a
+ * customer pays in, and are left out by it.
+ */
+const ISO_4217_CODES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
+
+/** Whether `value` is an ISO 4217 currency code (upper case, as stored). */
+export function isIso4217Code(value: unknown): value is string {
+  return typeof value === 'string' && ISO_4217_CODES.has(value);
+}

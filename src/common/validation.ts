@@ -40,12 +40,21 @@ export function flattenValidationErrors(
     if (error.constraints?.whitelistValidation !== undefined) {
       result.push({ field: path, message: UNKNOWN_FIELD_RULE });
     } else if (messages.length > 0) {
-      result.push({ field: path, message: messages[0] });
+      // A field left out that its rules check is one they require (an optional one is skipped).
+      result.push({
+        field: path,
+        message: error.value === undefined ? requiredRule(messages[0]) : messages[0],
+      });
     } else if (error.children?.length) {
       result.push(...flattenValidationErrors(error.children, path, indexStyle));
     }
   }
   return result;
+}
+
+/** What a required field left out is told: that it is required, then its rule. */
+export function requiredRule(rule: string): string {
+  return `is required: it ${rule}`;
 }
 
 /** A field that no rule knows, where those are refused (seed files). */
@@ -56,7 +65,8 @@ export const VALIDATOR_OPTIONS = {
   whitelist: true,
   forbidNonWhitelisted: false,
   stopAtFirstError: true,
-  validationError: { target: false, value: false },
+  // The value tells a field left out (required) from one given wrong; it goes in no message.
+  validationError: { target: false, value: true },
 } as const;
 
 /** The options of the HTTP pipe: Nest's ValidationPipe's, which CompiledValidationPipe keeps. */

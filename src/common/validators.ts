@@ -1,5 +1,6 @@
 import { Transform } from 'class-transformer';
 import { ValidateBy, ValidateIf, ValidationOptions, buildMessage } from 'class-validator';
+import { TEXT_RULE, textRefusal } from './http/json-text.js';
 import { toMinorUnits } from './money.js';
 
 /**
@@ -24,6 +25,24 @@ export function NotRepeated(options?: ValidationOptions): PropertyDecorator {
       validator: {
         validate: (value: unknown) => !Array.isArray(value),
         defaultMessage: buildMessage(() => 'must be given only once', options),
+      },
+    },
+    options,
+  );
+}
+
+/**
+ * Text as a database stores and compares it: no control character (PostgreSQL refuses a NUL in
+ * any text, where SQLite would take it), no lone surrogate. Query parameters arrive decoded
+ * (`%00` is a NUL), so every free-text filter carries this rule.
+ */
+export function IsPlainText(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isPlainText',
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && textRefusal(value) === undefined,
+        defaultMessage: buildMessage(() => TEXT_RULE, options),
       },
     },
     options,

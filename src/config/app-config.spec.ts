@@ -112,6 +112,15 @@ describe('loadConfig', () => {
     ['CATALOG_CACHE_TTL_SECONDS', 'soon'],
     ['CATALOG_CACHE_TTL_SECONDS', '-5'],
     ['LOG_LEVEL', 'verbose'],
+    ['NODE_ENV', 'prod'],
+    ['NODE_ENV', 'Production'],
+    ['NODE_ENV', 'staging'],
+    ['TRUST_PROXY', 'true'],
+    ['TRUST_PROXY', '1'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_PROXY', '10.0.0.1, proxy.example'],
+    ['TRUST_PROXY', '10.0.0.0/8/8'],
+    ['TRUST_PROXY', 'loopback,'],
   ])('refuses %s=%j with a ConfigError naming the variable', (variable, value) => {
     const error = configError({ [variable]: value });
     expect(error.variable).toBe(variable);
@@ -119,6 +128,63 @@ describe('loadConfig', () => {
     expect(error.message).not.toContain('\n');
     expect(error.rule.length).toBeGreaterThan(0);
     expect(error.message).toContain(error.rule);
+  });
+
+  it('reads TRUST_PROXY as the proxies both platforms trust; none by default', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(
+      loadConfig({ TRUST_PROXY: 'loopback, 10.0.0.0/8,192.0.2.7, fd00::/8, ::1' }).trustProxy,
+    ).toEqual(['loopback', '10.0.0.0/8', '192.0.2.7', 'fd00::/8', '::1']);
+  });
+
+  it('names every variable at fault at once, one line each, in the order they are read', () => {
+    const error = configError({
+      NODE_ENV: 'prod',
+      PORT: 'abc',
+      DATABASE_URL: 'mysql://root:s3cret@db/x',
+      AUTH_MODE: 'open',
+      TRUST_PROXY: 'true',
+      CALLBACK_SECRET_KEY: 'not-a-key',
+      CHECKOUT_TOKEN_TTL_SECONDS: '0',
+      REQUEST_TIMEOUT_MS: '2000',
+    });
+    expect(error.problems.map((p) => p.variable)).toEqual([
+      'NODE_ENV',
+      'PORT',
+      'DATABASE_URL',
+      'AUTH_MODE',
+      'TRUST_PROXY',
+      'CALLBACK_SECRET_KEY',
+      'CHECKOUT_TOKEN_TTL_SECONDS',
+      'REQUEST_TIMEOUT_MS',
+    ]);
+    const lines = error.message.split('\n');
+    expect(lines).toHaveLength(8);
+    for (const [i, line] of lines.entries()) {
+      expect(line).toBe(
+        `Invalid configuration: ${error.problems[i].variable} ${error.problems[i].rule}`,
+      );
+    }
+    expect(error.message).not.toContain('s3cret');
+    expect(error.message).not.toContain('not-a-key');
+    expect([error.variable, error.rule]).toEqual([
+      error.problems[0].variable,
+      error.problems[0].rule,
+    ]);
+  });
+
+  it('names a required key once, as missing or as broken, in production', () => {
+    expect(
+      configError({ NODE_ENV: 'production', AUDIT_KEY: 'short' })
+        .problems.map((p) => p.variable)
+        .sort(),
+    ).toEqual(['AUDIT_KEY', 'CALLBACK_SECRET_KEY']);
+  });
+
+  it.each(['production', 'development', 'test'])('takes NODE_ENV=%s', (nodeEnv) => {
+    const keys = { CALLBACK_SECRET_KEY: SECRET_KEY, AUDIT_KEY: SECRET_KEY };
+    expect(loadConfig({ NODE_ENV: nodeEnv, ...keys }).nodeEnv).toBe(nodeEnv);
   });
 
   it('states the rule of PORT in its message', () => {

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { isHostName } from '../common/host-names.js';
 
 /**
  * Typed configuration, read and validated once from the environment.
@@ -7,6 +8,8 @@ import { isIP } from 'node:net';
 export type AuthMode = 'api-key' | 'none';
 export type HttpPlatform = 'express' | 'fastify';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+/** TRUST_PROXY as both platforms take it (Express's `trust proxy`, Fastify's `trustProxy`). */
+export type TrustProxy = false | readonly string[];
 
 export interface RateLimitConfig {
   /** Requests per window per API key (or per address without a key). */
@@ -28,7 +31,7 @@ export interface HttpTimeoutsConfig {
 }
 
 export interface AppConfig {
-  nodeEnv: string;
+  nodeEnv: NodeEnv;
   port: number;
   host: string;
   contextPath: string;
@@ -39,6 +42,12 @@ export interface AppConfig {
   logLevel: LogLevel;
   migrationsRun: boolean;
   httpPlatform: HttpPlatform;
+  /**
+   * Which peers are proxies whose `X-Forwarded-For` names the client (the platforms' own `trust
+   * proxy`): false (none: the client is the connection's peer) or the proxies' addresses and
+   * networks. Every per-address limit counts the client this gives.
+   */
+  trustProxy: TrustProxy;
   rateLimit: RateLimitConfig;
   http: HttpTimeoutsConfig;
   /** On SIGTERM/SIGINT, what is still open after this time is closed and the process exits. */
@@ -115,13 +124,35 @@ export const DEFAULT_CALLBACK_RETRY_SCHEDULE: readonly number[] = (() => {
   return delays;
 })();
 
+/** A variable at fault and the rule it breaks. */
+export interface ConfigProblem {
+  variable: string;
+  rule: string;
+}
+
+/**
+ * What is wrong with the configuration: every variable at fault, each on a line of its own
+ * (`Invalid configuration: <VARIABLE> <rule>`), in the order they are read; the first one also as
+ * `variable` and `rule`.
+ */
 export class ConfigError extends Error {
+  readonly problems: readonly ConfigProblem[];
+
   constructor(
     readonly variable: string,
     readonly rule: string,
+    others: readonly ConfigProblem[] = [],
   ) {
-    super(`Invalid configuration: ${variable} ${rule}`);
+    const problems = [{ variable, rule }, ...others];
+    super(problems.map((p) => `Invalid configuration: ${p.variable} ${p.rule}`).join('\n'));
+    this.problems = problems;
     this.name = 'ConfigError';
+  }
+
+  /** One error holding the problems of all of them, in order. */
+  static of(errors: readonly ConfigError[]): ConfigError {
+    const [first, ...others] = errors.flatMap((error) => error.problems);
+    return new ConfigError(first.variable, first.rule, others);
   }
 }
 
@@ -262,20 +293,6 @@ function databaseUrl(env: Env): string {
   throw new ConfigError('DATABASE_URL', `must be one of ${accepted} (${detail})`);
 }
 
-const HOSTNAME_LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
-
-/**
- * A host name per RFC 1123: dot-separated labels of letters, digits and inner hyphens, each at
- * most 63 characters, 253 in all. A name ending in an all-digit label is a malformed address
- * (`999.1.1.1`), never a name (RFC 1123, 2.1).
- */
-export function isHostName(value: string): boolean {
-  if (value.length === 0 || value.length > 253) return false;
-  const labels = value.split('.');
-  const last = labels[labels.length - 1];
-  return labels.every((label) => HOSTNAME_LABEL.test(label)) && !/^\d+$/.test(last);
-}
-
 function host(env: Env): string {
   const raw = read(env, 'HOST') ?? DEFAULT_HOST;
   if (isIP(raw) !== 0 || isHostName(raw)) return raw;
@@ -285,103 +302,135 @@ function host(env: Env): string {
   );
 }
 
-function httpTimeouts(env: Env): HttpTimeoutsConfig {
-  const headersTimeoutMs = integer(env, 'HEADERS_TIMEOUT_MS');
-  const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS');
-  if (requestTimeoutMs < headersTimeoutMs) {
-    throw new ConfigError(
-      'REQUEST_TIMEOUT_MS',
-      `must be at least HEADERS_TIMEOUT_MS (${headersTimeoutMs}): the headers are part of the request (got ${requestTimeoutMs})`,
-    );
-  }
-  return {
-    headersTimeoutMs,
-    requestTimeoutMs,
-    keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS'),
-  };
-}
+/** What NODE_ENV may be; anything else is a mistake (`prod`, `Production`), refused. */
+export const NODE_ENVS = ['production', 'development', 'test'] as const;
+export type NodeEnv = (typeof NODE_ENVS)[number];
 
+/**
+ * Reads and checks every variable, and throws one ConfigError naming every variable at fault
+ * (not the first alone), so that one start shows every mistake.
+ */
 export function loadConfig(env: Env = process.env): AppConfig {
+  const problems: ConfigError[] = [];
+  /** The value `value()` reads, or `fallback` with its problem kept when it breaks its rule. */
+  const take = <T>(value: () => T, fallback: T): T => {
+    try {
+      return value();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(error);
+      return fallback;
+    }
+  };
+  const int = (name: IntegerVariable) =>
+    take(() => integer(env, name), INTEGER_VARIABLES[name].default);
+  const choose = <T extends string>(name: string, allowed: readonly T[], fallback: T) =>
+    take(() => oneOf(env, name, allowed, fallback), fallback);
+  const flag = (name: string, fallback: 'true' | 'false') =>
+    choose(name, ['true', 'false'], fallback) === 'true';
+
   const adminToken = read(env, 'ADMIN_TOKEN');
   if (adminToken !== undefined && adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
-    throw new ConfigError('ADMIN_TOKEN', `must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters`);
+    problems.push(
+      new ConfigError('ADMIN_TOKEN', `must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters`),
+    );
   }
-  const migrationsRun = oneOf(env, 'MIGRATIONS_RUN', ['true', 'false'], 'true') === 'true';
   const config: AppConfig = {
-    nodeEnv: read(env, 'NODE_ENV') ?? 'development',
-    port: integer(env, 'PORT'),
-    host: host(env),
-    contextPath: contextPath(env),
-    databaseUrl: databaseUrl(env),
-    catalogCacheTtlSeconds: integer(env, 'CATALOG_CACHE_TTL_SECONDS'),
-    authMode: oneOf(env, 'AUTH_MODE', ['api-key', 'none'] as const, 'api-key'),
+    nodeEnv: choose('NODE_ENV', NODE_ENVS, 'development'),
+    port: int('PORT'),
+    host: take(() => host(env), DEFAULT_HOST),
+    contextPath: take(() => contextPath(env), ''),
+    databaseUrl: take(() => databaseUrl(env), DEFAULT_DATABASE_URL),
+    catalogCacheTtlSeconds: int('CATALOG_CACHE_TTL_SECONDS'),
+    authMode: choose('AUTH_MODE', ['api-key', 'none'] as const, 'api-key'),
     adminToken,
-    logLevel: oneOf(
-      env,
+    logLevel: choose(
       'LOG_LEVEL',
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
       'info',
     ),
-    migrationsRun,
-    httpPlatform: oneOf(env, 'HTTP_PLATFORM', ['express', 'fastify'] as const, 'express'),
+    migrationsRun: flag('MIGRATIONS_RUN', 'true'),
+    httpPlatform: choose('HTTP_PLATFORM', ['express', 'fastify'] as const, 'express'),
+    trustProxy: take(() => trustProxy(env), false),
     rateLimit: {
-      generalLimit: integer(env, 'RATE_LIMIT_PER_MINUTE'),
+      generalLimit: int('RATE_LIMIT_PER_MINUTE'),
       generalWindowSeconds: 60,
-      notFoundLimit: integer(env, 'RATE_LIMIT_STATUS_NOT_FOUND_PER_MINUTE'),
+      notFoundLimit: int('RATE_LIMIT_STATUS_NOT_FOUND_PER_MINUTE'),
       notFoundWindowSeconds: 60,
     },
-    http: httpTimeouts(env),
-    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS'),
-    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE'),
-    redisUrl: redisUrl(env),
-    redisKeyPrefix: redisKeyPrefix(env),
-    callbacks: callbacks(env),
+    http: {
+      headersTimeoutMs: int('HEADERS_TIMEOUT_MS'),
+      requestTimeoutMs: int('REQUEST_TIMEOUT_MS'),
+      keepAliveTimeoutMs: int('KEEP_ALIVE_TIMEOUT_MS'),
+    },
+    shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS'),
+    databasePoolSize: int('DATABASE_POOL_SIZE'),
+    redisUrl: take(() => redisUrl(env), undefined),
+    redisKeyPrefix: take(() => redisKeyPrefix(env), 'gateway:'),
+    callbacks: {
+      enabled: flag('CALLBACKS_ENABLED', 'true'),
+      timeoutMs: int('CALLBACK_TIMEOUT_MS'),
+      retrySchedule: take(() => retrySchedule(env), DEFAULT_CALLBACK_RETRY_SCHEDULE),
+      secretKey: take(() => base64Key(env, 'CALLBACK_SECRET_KEY'), undefined),
+      allowPrivateNetworks: flag('CALLBACK_ALLOW_PRIVATE_NETWORKS', 'false'),
+    },
     personalData: {
-      retentionDays: integer(env, 'PERSONAL_DATA_RETENTION_DAYS'),
-      sweepSeconds: integer(env, 'PERSONAL_DATA_SWEEP_SECONDS'),
+      retentionDays: int('PERSONAL_DATA_RETENTION_DAYS'),
+      sweepSeconds: int('PERSONAL_DATA_SWEEP_SECONDS'),
     },
     audit: {
-      key: base64Key(env, 'AUDIT_KEY'),
-      previousKeys: previousAuditKeys(env),
+      key: take(() => base64Key(env, 'AUDIT_KEY'), undefined),
+      previousKeys: take(() => previousAuditKeys(env), []),
     },
     checkout: {
-      tokenTtlSeconds: integer(env, 'CHECKOUT_TOKEN_TTL_SECONDS'),
-      sandbox: oneOf(env, 'CHECKOUT_SANDBOX', ['true', 'false'], 'false') === 'true',
-      expirySweepSeconds: integer(env, 'CHECKOUT_EXPIRY_SWEEP_SECONDS'),
+      tokenTtlSeconds: int('CHECKOUT_TOKEN_TTL_SECONDS'),
+      sandbox: flag('CHECKOUT_SANDBOX', 'false'),
+      expirySweepSeconds: int('CHECKOUT_EXPIRY_SWEEP_SECONDS'),
     },
   };
-  if (config.checkout.sandbox && config.nodeEnv === 'production') {
-    throw new ConfigError(
-      'CHECKOUT_SANDBOX',
-      'must not be true with NODE_ENV=production: the sandbox lets anyone holding a checkout page choose its outcome',
+  problems.push(...combinationProblems(env, config));
+  if (problems.length > 0) throw ConfigError.of(problems);
+  return config;
+}
+
+/** Rules between variables, each read valid on its own. */
+function combinationProblems(env: Env, config: AppConfig): ConfigError[] {
+  const problems: ConfigError[] = [];
+  const { headersTimeoutMs, requestTimeoutMs } = config.http;
+  if (requestTimeoutMs < headersTimeoutMs) {
+    problems.push(
+      new ConfigError(
+        'REQUEST_TIMEOUT_MS',
+        `must be at least HEADERS_TIMEOUT_MS (${headersTimeoutMs}): the headers are part of the request (got ${requestTimeoutMs})`,
+      ),
     );
   }
-  // Keys every instance must share, and production must not make up.
+  if (config.checkout.sandbox && config.nodeEnv === 'production') {
+    problems.push(
+      new ConfigError(
+        'CHECKOUT_SANDBOX',
+        'must not be true with NODE_ENV=production: the sandbox lets anyone holding a checkout page choose its outcome',
+      ),
+    );
+  }
+  // Keys every instance must share, and production must not make up. A key given but broken is
+  // named already, as the base64 of 32 bytes it is not.
   if (config.nodeEnv === 'production' || databaseKindOf(config.databaseUrl) === 'postgres') {
     const required = [
       [config.callbacks.secretKey, 'CALLBACK_SECRET_KEY', 'read the same callback secrets'],
       [config.audit.key, 'AUDIT_KEY', 'key the audit chain alike'],
     ] as const;
     for (const [key, variable, why] of required) {
-      if (key !== undefined) continue;
-      throw new ConfigError(
-        variable,
-        `is required with NODE_ENV=production and with PostgreSQL (every instance must ${why}): the base64 of 32 bytes`,
+      if (key !== undefined || read(env, variable) !== undefined) continue;
+      problems.push(
+        new ConfigError(
+          variable,
+          `is required with NODE_ENV=production and with PostgreSQL (every instance must ${why}): the base64 of 32 bytes`,
+        ),
       );
     }
   }
-  return config;
-}
-
-function callbacks(env: Env): CallbacksConfig {
-  return {
-    enabled: oneOf(env, 'CALLBACKS_ENABLED', ['true', 'false'], 'true') === 'true',
-    timeoutMs: integer(env, 'CALLBACK_TIMEOUT_MS'),
-    retrySchedule: retrySchedule(env),
-    secretKey: base64Key(env, 'CALLBACK_SECRET_KEY'),
-    allowPrivateNetworks:
-      oneOf(env, 'CALLBACK_ALLOW_PRIVATE_NETWORKS', ['true', 'false'], 'false') === 'true',
-  };
+  return problems;
 }
 
 function retrySchedule(env: Env): readonly number[] {
@@ -430,6 +479,36 @@ function previousAuditKeys(env: Env): Buffer[] {
     );
   }
   return keys as Buffer[];
+}
+
+/** Names both platforms' `trust proxy` take for well-known ranges (the `proxy-addr` package's). */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * TRUST_PROXY: `false` (the default) or a comma-separated list of the proxies' addresses,
+ * networks (CIDR) and range names. `true` (every peer a proxy) is refused: any client could then
+ * choose the address it is counted by. So is a hop count, which the platforms do not read alike
+ * (Fastify trusts no peer for a number, Express the nearest n).
+ */
+function trustProxy(env: Env): TrustProxy {
+  const raw = read(env, 'TRUST_PROXY');
+  if (raw === undefined || raw === 'false') return false;
+  const entries = raw.split(',').map((entry) => entry.trim());
+  if (entries.every(isProxyAddress)) return entries;
+  throw new ConfigError(
+    'TRUST_PROXY',
+    `must be false or a comma-separated list of the proxies' addresses or networks, such as 10.0.0.0/8 or ${PROXY_RANGE_NAMES.join(', ')}; true and hop counts are refused: they would let a client choose the address it is counted by (got ${shown(raw)})`,
+  );
+}
+
+/** An IP address, a network in CIDR form, or a range name, as `proxy-addr` compiles them. */
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.includes(entry)) return true;
+  const [address, bits, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
 }
 
 function redisKeyPrefix(env: Env): string {

@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ACCESS, type DeclaredAccess } from '../access/declared-access.js';
 import { AccessPolicy } from '../access/access-policy.js';
 import { pathOf } from './paths.js';
+import { clientAddressOf } from './platform.js';
 import { rawOf, requestTargetOf } from './raw.js';
 import { markRoute } from './request-context.js';
 import { RouteCatalog, spells, type Route } from './routes.js';
@@ -47,6 +48,7 @@ export class AccessGuard implements CanActivate {
       raw,
       rawOf<ServerResponse>(http.getResponse()),
       declared,
+      clientAddressOf(request),
       declared.access === 'operator' ? targetOf(served ? request.params : undefined, path) : null,
     );
     if (served || route.catchAll) {

@@ -7,7 +7,7 @@ import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { ApiError } from '../common/errors/api-error.js';
 import { JSON_CONTENT_TYPE } from '../common/http/response.js';
-import type { HttpPlatform } from '../config/app-config.js';
+import type { HttpPlatform, TrustProxy } from '../config/app-config.js';
 import { answerOf } from './error-answer.js';
 import { requestIdOf } from '../logging/logging.js';
 import { keepRequestTarget } from './raw.js';
@@ -21,15 +21,22 @@ export interface PlatformHooks {
   clientError(error: Error & { code?: string }, socket: Socket): void;
 }
 
+/** What the platform is, and which peers it takes for proxies (TRUST_PROXY). */
+export interface PlatformSettings {
+  platform: HttpPlatform;
+  trustProxy: TrustProxy;
+}
+
 /**
  * Creates the Nest application on the chosen HTTP platform with the same behaviour on both: no
  * framework banner, no automatic ETag, no body parsing (JSON bodies are read after the access
- * guard, by the JSON body interceptor), paths routed as meant (see routableUrl). This is the only
- * file that knows which platform runs.
+ * guard, by the JSON body interceptor), paths routed as meant (see routableUrl), the client's
+ * address as each platform's own `trust proxy` setting gives it (clientAddressOf). This is the
+ * only file that knows which platform runs.
  */
 export async function createPlatformApp(
   module: DynamicModule,
-  platform: HttpPlatform,
+  { platform, trustProxy }: PlatformSettings,
   hooks: PlatformHooks,
   logger: LoggerService,
 ): Promise<INestApplication> {
@@ -52,6 +59,8 @@ export async function createPlatformApp(
         caseSensitive: false,
       },
       return503OnClosing: false,
+      // `request.ip`: the connection's peer, or what X-Forwarded-For says behind trusted proxies.
+      trustProxy: trustProxy === false ? false : [...trustProxy],
       genReqId: requestIdOf,
       clientErrorHandler: (error, socket) => hooks.clientError(error, socket),
       rewriteUrl: routedUrl,
@@ -82,6 +91,8 @@ export async function createPlatformApp(
   const instance = express();
   instance.set('case sensitive routing', false);
   instance.set('strict routing', false);
+  // `req.ip`: the connection's peer, or what X-Forwarded-For says behind trusted proxies.
+  instance.set('trust proxy', trustProxy === false ? false : [...trustProxy]);
   instance.use((request: IncomingMessage, _response: ServerResponse, next: () => void) => {
     request.url = routedUrl(request);
     next();
@@ -120,6 +131,18 @@ export async function createPlatformApp(
     .getHttpServer()
     .on('clientError', (error: Error, socket: Socket) => hooks.clientError(error, socket));
   return app;
+}
+
+/**
+ * The address of the client a request comes from, as the rate limits count it (`ip:<address>`):
+ * the platform's own `ip` (Express's `req.ip`, Fastify's `request.ip`), which is the connection's
+ * peer unless TRUST_PROXY names the proxies in front (then the address X-Forwarded-For gives past
+ * them); the peer itself on a request the platform has not wrapped.
+ */
+export function clientAddressOf(request: object): string {
+  const ip = (request as { ip?: unknown }).ip;
+  if (typeof ip === 'string' && ip !== '') return `ip:${ip}`;
+  return `ip:${(request as { socket?: { remoteAddress?: string } }).socket?.remoteAddress ?? 'unknown'}`;
 }
 
 /** The URL the router reads (see routableUrl); the client's own target is kept beside it. */

@@ -154,9 +154,9 @@ export class ApiKeyService extends KeyResolver {
     return this.merchants.hasActiveKey(DEMO_MERCHANT_ID);
   }
 
-  /** True while the published sandbox key works, whichever merchant holds it. */
-  async publishedKeyActive(): Promise<boolean> {
-    return (await this.merchants.findActiveKey(hashApiKey(SANDBOX_API_KEY))) !== undefined;
+  /** The published sandbox key, while it is active on some merchant: its key id and merchant. */
+  publishedKey(): Promise<ResolvedKey | undefined> {
+    return this.merchants.findActiveKey(hashApiKey(SANDBOX_API_KEY));
   }
 }
 

@@ -51,6 +51,22 @@ export class CallbackSecretService {
     });
   }
 
+  /**
+   * The merchant whose stored callback secret the configured key cannot decrypt (the first by id
+   * that has one): the database was written under another CALLBACK_SECRET_KEY. Undefined when
+   * the key reads it, or nothing is stored yet.
+   */
+  async unreadableSecret(): Promise<string | undefined> {
+    const stored = await this.transactions.run((tx) => this.merchants.findAnyCallbackSecret(tx));
+    if (!stored) return undefined;
+    try {
+      this.secretBox.decrypt(stored.secret);
+      return undefined;
+    } catch {
+      return stored.merchantId;
+    }
+  }
+
   /** Gives a new merchant its first secret (generated unless given), inside the caller's transaction. */
   async issue(tx: Tx, merchantId: string, secret = generateCallbackSecret()): Promise<string> {
     await this.merchants.setCallbackSecrets(tx, merchantId, {

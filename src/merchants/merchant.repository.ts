@@ -72,6 +72,11 @@ export abstract class MerchantRepository {
 
   abstract setCallbackSecrets(tx: Tx, id: string, secrets: StoredCallbackSecrets): Promise<void>;
 
+  /** One merchant's current callback secret as stored (the first by id), if any merchant has one. */
+  abstract findAnyCallbackSecret(
+    tx: Tx,
+  ): Promise<{ merchantId: string; secret: string } | undefined>;
+
   abstract findKeyByHash(tx: Tx, keyHash: string): Promise<ApiKeyRecord | undefined>;
 
   abstract findKey(tx: Tx, merchantId: string, keyId: string): Promise<ApiKeyRecord | undefined>;

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { IsNull, Not } from 'typeorm';
 import { PreparedReads } from '../database/prepared-reads.js';
 import { execute } from '../database/sql.js';
 import type { Tx } from '../database/transactions.js';
@@ -78,6 +79,15 @@ export class TypeOrmMerchantRepository extends MerchantRepository {
       { id },
       { checkoutOrigins: origins.length > 0 ? JSON.stringify(origins) : null },
     );
+  }
+
+  async findAnyCallbackSecret(tx: Tx): Promise<{ merchantId: string; secret: string } | undefined> {
+    const row = await managerOf(tx).findOne(Merchant, {
+      where: { callbackSecret: Not(IsNull()) },
+      select: { id: true, callbackSecret: true },
+      order: { id: 'ASC' },
+    });
+    return row?.callbackSecret ? { merchantId: row.id, secret: row.callbackSecret } : undefined;
   }
 
   async findCallbackSecrets(tx: Tx, id: string): Promise<StoredCallbackSecrets | undefined> {

@@ -53,8 +53,9 @@ ${Object.keys(RATE_LIMIT_HEADERS)
 lookup also blocks a caller after ${setting('notFoundLimit')} lookups that end in 404 within
 ${setting('notFoundWindowSeconds')} s. Operator routes count only callers without a valid token, per address.
 
-**Try it out** (sandbox, \`npm start\`): press **Authorize** and enter the demo key
-\`${SANDBOX_API_KEY}\` under apiKey; the status lookup offers the demo sessions as examples.
+**Try it out** (sandbox, \`npm start\`): the page opens authorized with the demo key
+\`${SANDBOX_API_KEY}\` (under apiKey, in **Authorize**); the status lookup offers the demo
+sessions as examples.
 The operator token is the ADMIN_TOKEN the sandbox prints; this page does not keep it after a reload.
 `.trim();
 
@@ -100,8 +101,24 @@ export function setupSwagger(app: INestApplication, config: AppConfig): OpenAPIO
     // Only the JSON document: one form of it is enough.
     raw: ['json'],
     useGlobalPrefix: false,
-    // The operator token stays in this page's memory only, never in the browser's storage.
-    swaggerOptions: { persistAuthorization: false, displayOperationId: true },
+    swaggerOptions: {
+      // The operator token stays in this page's memory only, never in the browser's storage.
+      persistAuthorization: false,
+      displayOperationId: true,
+      // The sandbox's page opens authorized with its published demo key (Swagger UI's
+      // `authActions.authorize`, which @nestjs/swagger calls with `authAction`).
+      ...(config.checkout.sandbox && config.authMode === 'api-key'
+        ? {
+            authAction: {
+              [API_KEY_SCHEME]: {
+                name: API_KEY_SCHEME,
+                schema: { type: 'apiKey', in: 'header', name: 'key' },
+                value: SANDBOX_API_KEY,
+              },
+            },
+          }
+        : {}),
+    },
   });
   return document;
 }

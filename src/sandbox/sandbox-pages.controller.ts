@@ -79,4 +79,18 @@ export class SandboxPagesController {
   stylesheet(): WebAnswer {
     return this.pages.assets['sandbox.css'];
   }
+
+  @Endpoint({
+    method: 'GET',
+    path: `${SANDBOX_ASSETS_PATH}/favicon.svg`,
+    operationId: 'getSandboxIcon',
+    summary: "The sandbox pages' icon (SVG)",
+    description: 'The icon the home page and the demo shop name, so a browser tab shows it.',
+    access: 'public',
+    responses: [assetResponse('image/svg+xml', '<svg xmlns="http://www.w3.org/2000/svg">…</svg>')],
+    errors: [],
+  })
+  icon(): WebAnswer {
+    return this.pages.assets['favicon.svg'];
+  }
 }

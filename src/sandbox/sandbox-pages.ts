@@ -16,7 +16,10 @@ export const DEMO_PATH = 'demo';
 export const SANDBOX_ASSETS_PATH = `${DEMO_PATH}/assets`;
 
 /** The sandbox's browser files, as served. */
-export type SandboxAssetName = 'demo.js' | 'sandbox.css';
+export type SandboxAssetName = 'demo.js' | 'sandbox.css' | 'favicon.svg';
+
+/** The sandbox pages' icon, an SVG drawing. */
+const ICON_TYPE = 'image/svg+xml; charset=utf-8';
 
 /**
  * The customer's countries the demo shop offers: those of the demo catalog (seeds/demo.json),
@@ -68,6 +71,7 @@ export class SandboxPages {
     this.assets = {
       'demo.js': staticAnswer(file('public', 'demo.js'), SCRIPT_TYPE),
       'sandbox.css': staticAnswer(file('public', 'sandbox.css'), STYLESHEET_TYPE),
+      'favicon.svg': staticAnswer(file('public', 'favicon.svg'), ICON_TYPE),
     };
   }
 

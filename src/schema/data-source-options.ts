@@ -21,6 +21,7 @@ import { OperatorNames1764300000000 } from './migrations/1764300000000-operator-
 import { PersonalDataHeld1764400000000 } from './migrations/1764400000000-personal-data-held.js';
 import { Checkout1764500000000 } from './migrations/1764500000000-checkout.js';
 import { MaskedDestinationAccounts1764600000000 } from './migrations/1764600000000-masked-destination-accounts.js';
+import { AuditSequence1764700000000 } from './migrations/1764700000000-audit-sequence.js';
 import { Checkout, CheckoutToken } from '../checkout/checkout.entity.js';
 
 export const ENTITIES = [
@@ -49,6 +50,7 @@ export const MIGRATIONS = [
   PersonalDataHeld1764400000000,
   Checkout1764500000000,
   MaskedDestinationAccounts1764600000000,
+  AuditSequence1764700000000,
 ];
 
 /**

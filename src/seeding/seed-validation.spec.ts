@@ -244,7 +244,10 @@ describe('validateSeed', () => {
     ).toEqual([
       { field: 'operators[0].role', message: 'must be one of viewer, payments, catalog, admin' },
       { field: 'operators[1].name', message: expect.stringMatching(/^must be 1 to 64/) },
-      { field: 'operators[2].role', message: 'must be one of viewer, payments, catalog, admin' },
+      {
+        field: 'operators[2].role',
+        message: 'is required: it must be one of viewer, payments, catalog, admin',
+      },
       { field: 'operators[3]', message: 'duplicates operators[0]' },
     ]);
     const many = Array.from({ length: 1001 }, (_, i) => ({ name: `op${i}`, role: 'viewer' }));

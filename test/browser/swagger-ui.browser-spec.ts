@@ -119,6 +119,23 @@ describe('Swagger UI on the sandbox (browser)', () => {
     expect(status.body).toMatch(/"status":\s*"SUCCESSFUL"/);
   });
 
+  it('opens authorized with the demo key in the sandbox: the catalog answers without Authorize', async () => {
+    const checkoutSandbox = await startTestApp({ AUTH_MODE: 'api-key', CHECKOUT_SANDBOX: 'true' });
+    try {
+      await checkoutSandbox.seed(DEMO);
+      await openDocs(page, `${checkoutSandbox.url}/docs`);
+      await expect(page.locator('.auth-wrapper .authorize.locked').count()).resolves.toBe(1);
+      const catalog = await execute(page, 'listCryptoPairs');
+      expect(catalog.status).toBe('200');
+      expect(catalog.body).toContain('"currencyCode"');
+      // The operator token is still the operator's to give, and nothing is kept in storage.
+      expect((await execute(page, 'listMerchants')).status).toBe('401');
+      expect(await storedText(page)).not.toContain(DEMO_KEY);
+    } finally {
+      await checkoutSandbox.close();
+    }
+  });
+
   it('keeps the API key and the operator token out of the browser storage', async () => {
     await openDocs(page, `${sandbox.url}/docs`);
     await authorize(page, 'apiKey', DEMO_KEY);

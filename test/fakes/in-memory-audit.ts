@@ -25,7 +25,7 @@ export class InMemoryAuditEvents extends AuditRepository implements Rollbackable
 
   async lockChain(): Promise<void> {}
 
-  async last(): Promise<Pick<AuditEvent, 'seq' | 'hash' | 'at'> | undefined> {
+  async last(): Promise<Pick<AuditEvent, 'seq' | 'hash' | 'at' | 'keyId'> | undefined> {
     return this.events[this.events.length - 1];
   }
 
@@ -55,6 +55,11 @@ export class InMemoryAuditEvents extends AuditRepository implements Rollbackable
 
   async after(_tx: Tx, seq: number, limit: number): Promise<AuditEvent[]> {
     return copy(this.events.filter((e) => e.seq > seq).slice(0, limit));
+  }
+
+  async census(_tx: Tx, through: number): Promise<{ rows: number; lowest: number | null }> {
+    const held = this.events.filter((e) => e.seq <= through).map((e) => e.seq);
+    return { rows: held.length, lowest: held.length === 0 ? null : Math.min(...held) };
   }
 }
 

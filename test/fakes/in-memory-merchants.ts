@@ -89,6 +89,14 @@ export class InMemoryMerchants extends MerchantRepository implements Rollbackabl
     return copy(this.state.secrets.get(id) ?? { current: null, previous: null, rotatedAt: null });
   }
 
+  async findAnyCallbackSecret(): Promise<{ merchantId: string; secret: string } | undefined> {
+    const [merchantId, secrets] =
+      [...this.state.secrets.entries()]
+        .filter(([, stored]) => stored.current !== null)
+        .sort(([a], [b]) => (a < b ? -1 : 1))[0] ?? [];
+    return merchantId && secrets?.current ? { merchantId, secret: secrets.current } : undefined;
+  }
+
   async setCallbackSecrets(_tx: Tx, id: string, secrets: StoredCallbackSecrets): Promise<void> {
     this.state.secrets.set(id, copy(secrets));
   }

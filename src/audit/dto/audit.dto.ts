@@ -14,9 +14,9 @@ import { REFUSAL_REASONS, type RefusalReason } from '../../access/access-ports.j
 import { ACTOR_KINDS, type ActorKind } from '../audit-chain.js';
 import { PageDto, PageQueryDto } from '../../common/http/page.dto.js';
 import { isDateOnly, isZonedDateTime } from '../../common/iso-time.js';
-import { DigitsToInteger, NotRepeated, Omittable } from '../../common/validators.js';
+import { DigitsToInteger, IsPlainText, NotRepeated, Omittable } from '../../common/validators.js';
 
-const TEXT_RULE = 'must be a text of 1 to 300 characters';
+const TEXT_RULE = 'must be a text of 1 to 300 characters without control characters';
 const TIME_RULE =
   'must be a date-time with its time zone, e.g. 2026-01-31T12:00:00Z, or a date, e.g. 2026-01-31, for that whole day (UTC)';
 
@@ -51,6 +51,7 @@ export class AuditQueryDto extends PageQueryDto {
   @Omittable()
   @IsString({ message: TEXT_RULE })
   @Length(1, 300, { message: TEXT_RULE })
+  @IsPlainText({ message: TEXT_RULE })
   @NotRepeated()
   operator?: string;
 
@@ -61,6 +62,7 @@ export class AuditQueryDto extends PageQueryDto {
   @Omittable()
   @IsString({ message: TEXT_RULE })
   @Length(1, 300, { message: TEXT_RULE })
+  @IsPlainText({ message: TEXT_RULE })
   @NotRepeated()
   action?: string;
 
@@ -68,6 +70,7 @@ export class AuditQueryDto extends PageQueryDto {
   @Omittable()
   @IsString({ message: TEXT_RULE })
   @Length(1, 300, { message: TEXT_RULE })
+  @IsPlainText({ message: TEXT_RULE })
   @NotRepeated()
   target?: string;
 
@@ -156,7 +159,8 @@ export class AuditEventDto {
   @ApiProperty({ type: AuditOperatorDto }) operator: AuditOperatorDto;
   @ApiProperty({
     example: 'revokeApiKey',
-    description: 'The operationId (`unknownRoute` for a path no route serves).',
+    description:
+      'The operationId (`unknownRoute` for a path no route serves; `refusedRequests` for the refusals of one client address counted in one minute, its address as the `target` and the counts in `changes`).',
   })
   action: string;
   @ApiProperty({ nullable: true, type: 'string', example: '0d9a2c4e-5b1f-4f3a-8e7d-2c6b9a1f0e3d' })
@@ -174,10 +178,11 @@ export class AuditEventDto {
         new: { description: 'The value after; null when there is none.' },
       },
     },
+    nullable: true,
     description:
-      'The fields changed, by name, each with its old and new value; `[redacted]` stands for a key, token, secret or personal data. Empty for a refusal.',
+      'The fields changed, by name, each with its old and new value; `[redacted]` stands for a key, token, secret or personal data. Empty for a refusal. Null only for a row altered in the database so that its changes are not a JSON object (`verify` names it).',
   })
-  changes: Record<string, AuditChangeDto>;
+  changes: Record<string, AuditChangeDto> | null;
   @ApiPropertyOptional({
     enum: REFUSAL_REASONS,
     description:

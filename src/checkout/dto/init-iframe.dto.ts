@@ -16,7 +16,7 @@ import {
   isCallbackUrl,
 } from '../../callbacks/callback-outbox.js';
 import { COUNTRY_CODE_PATTERN, COUNTRY_CODE_RULE } from '../../catalog/dto/catalog-query.dto.js';
-import { toMinorUnits } from '../../common/money.js';
+import { isIso4217Code, toMinorUnits } from '../../common/money.js';
 import { AbsentWhenNull, AsciiUpperCase, IsMoneyAmount, Trim } from '../../common/validators.js';
 import {
   VALIDATION_KEY_DESCRIPTION,
@@ -36,7 +36,7 @@ function Text(max: number): PropertyDecorator {
 }
 
 const AMOUNT_RULE = 'must be an amount greater than 0 with at most two decimals';
-const CURRENCY_RULE = 'must be a currency code of three letters';
+const CURRENCY_RULE = 'must be an ISO 4217 currency code such as EUR';
 
 export class CheckoutMoneyDto {
   @ApiProperty({
@@ -58,9 +58,17 @@ export class CheckoutMoneyDto {
   })
   amount: string | number;
 
-  @ApiProperty({ example: 'EUR', pattern: '^[A-Za-z]{3}$' })
+  @ApiProperty({
+    example: 'EUR',
+    pattern: '^[A-Za-z]{3}$',
+    description: 'An ISO 4217 currency code, case-insensitive (stored upper case).',
+  })
   @IsString({ message: CURRENCY_RULE })
   @Matches(/^[A-Z]{3}$/, { message: CURRENCY_RULE })
+  @ValidateBy({
+    name: 'isIso4217Code',
+    validator: { validate: isIso4217Code, defaultMessage: () => CURRENCY_RULE },
+  })
   @AsciiUpperCase()
   currency: string;
 }

@@ -15,8 +15,16 @@ describe('CreateOperatorDto', () => {
     ]);
   });
 
+  it('tells a name left out that it is required, and what a name must be', async () => {
+    expect(await nameErrors({})).toEqual([
+      {
+        field: 'name',
+        message: expect.stringMatching(/^is required: it must be 1 to 64 of the characters/),
+      },
+    ]);
+  });
+
   it.each([
-    ['missing', {}],
     ['not a string', { name: 12 }],
     ['empty', { name: '' }],
     ['of other characters', { name: 'al!ce' }],
