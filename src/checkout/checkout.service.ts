@@ -137,10 +137,23 @@ export class CheckoutService {
     const expiresAt = now + this.config.checkout.tokenTtlSeconds * 1000;
     const actor: Actor = { kind: 'merchant', id: merchant };
     await this.sessions.transact(async (tx) => {
+      // The key is claimed first: of identical requests racing (on several instances), one
+      // inserts the checkout and the others wait for its transaction, then read what it wrote
+      // and answer as a repeat.
+      const claimed = await this.checkouts.insert(tx, {
+        validationKey: key,
+        merchantId: merchant,
+        request,
+        expiresAt,
+        state: 'open',
+        chosenPair: null,
+        pageNonceHash: null,
+        personalDataErasedAt: null,
+      });
       const session = await this.sessions.findIn(tx, key);
-      const existing = await this.checkouts.findIn(tx, key);
-      if (!session) {
-        if (existing) throw keyInUse();
+      if (claimed) {
+        // A session without a checkout: the operator's.
+        if (session) throw keyInUse();
         if (!(await this.merchants.checkoutProfile(tx, merchant))) throw noMerchant();
         const report = {
           merchantId: merchant,
@@ -149,18 +162,10 @@ export class CheckoutService {
           ...(request.errorUrl === null ? {} : { errorUrl: request.errorUrl }),
         } as PaymentReportDto;
         await this.sessions.apply(tx, key, report, { callbacks: true, actor });
-        await this.checkouts.insert(tx, {
-          validationKey: key,
-          merchantId: merchant,
-          request,
-          expiresAt,
-          state: 'open',
-          chosenPair: null,
-          pageNonceHash: null,
-          personalDataErasedAt: null,
-        });
       } else {
+        const existing = await this.checkouts.findIn(tx, key);
         if (
+          !session ||
           !existing ||
           session.merchantId !== merchant ||
           existing.merchantId !== merchant ||

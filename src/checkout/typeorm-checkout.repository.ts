@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { claimLockClause } from '../database/dialect.js';
+import { execute } from '../database/sql.js';
 import type { Tx } from '../database/transactions.js';
 import { insertRows, managerOf } from '../database/typeorm-transactions.js';
 import { Checkout, CheckoutToken } from './checkout.entity.js';
@@ -11,6 +12,16 @@ import {
   CheckoutRequest,
   TokenCheckout,
 } from './checkout.repository.js';
+
+/**
+ * A new checkout, unless its key is taken: the conflict waits for the transaction that took it
+ * (PostgreSQL), so identical init-iframe requests racing on several instances queue behind the
+ * first instead of failing on the key.
+ */
+const INSERT_CHECKOUT =
+  'INSERT INTO checkout (validation_key, merchant_id, request, expires_at, state, chosen_pair, ' +
+  'page_nonce_hash, personal_data_erased_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ' +
+  'ON CONFLICT (validation_key) DO NOTHING';
 
 @Injectable()
 export class TypeOrmCheckoutRepository extends CheckoutRepository {
@@ -26,8 +37,18 @@ export class TypeOrmCheckoutRepository extends CheckoutRepository {
     return row ? toRecord(row) : undefined;
   }
 
-  async insert(tx: Tx, checkout: CheckoutRecord): Promise<void> {
-    await insertRows(tx, Checkout, { ...checkout, request: JSON.stringify(checkout.request) });
+  async insert(tx: Tx, checkout: CheckoutRecord): Promise<boolean> {
+    const { affected } = await execute(tx, INSERT_CHECKOUT, [
+      checkout.validationKey,
+      checkout.merchantId,
+      JSON.stringify(checkout.request),
+      checkout.expiresAt,
+      checkout.state,
+      checkout.chosenPair,
+      checkout.pageNonceHash,
+      checkout.personalDataErasedAt,
+    ]);
+    return affected === 1;
   }
 
   async addToken(
