@@ -29,7 +29,7 @@ function reportOf(status: PaymentStatus, extra: Record<string, unknown> = {}): P
 
 async function setup() {
   const merchantStore = new InMemoryMerchants();
-  const sessions = new InMemoryPaymentSessions(merchantStore);
+  const sessions = new InMemoryPaymentSessions();
   const outbox = new InMemoryCallbackOutbox();
   const events = new InMemoryAuditEvents();
   const transactions = new InMemoryTransactions(sessions, merchantStore, outbox, events);
@@ -543,9 +543,11 @@ describe('PaymentSessionService: the callbacks transitions cause', () => {
     const { service, outbox, transactions } = await setup();
     await service.report('vk_1', reportOf('SUCCESSFUL', { errorUrl: ERROR }));
     await transactions.run((tx) =>
-      service.apply(tx, 'vk_2', reportOf('FAILED', { returnUrl: RETURN }) as PaymentReportDto, {
-        callbacks: false,
-      }),
+      service.transition(
+        tx,
+        { validationKey: 'vk_2', report: reportOf('FAILED', { returnUrl: RETURN }) },
+        { callbacks: false },
+      ),
     );
     expect(outbox.callbacks).toEqual([]);
   });

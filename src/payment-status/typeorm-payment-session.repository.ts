@@ -14,7 +14,7 @@ import type { Tx } from '../database/transactions.js';
 import { execute } from '../database/sql.js';
 import { managerOf } from '../database/typeorm-transactions.js';
 import { PaymentSession } from './payment-session.entity.js';
-import { actorOf, storedActor, type Actor } from './actor.js';
+import { actorOf, storedActor } from './actor.js';
 import {
   CallbackUrls,
   ListedSession,
@@ -42,32 +42,10 @@ const SELECT_SESSIONS = `SELECT ${SESSION_FIELDS} FROM payment_session`;
 const SELECT_LISTED =
   `SELECT ${SESSION_FIELDS}, created_at_ms AS "createdAtMs", created_by AS "createdBy" ` +
   'FROM payment_session';
-/**
- * The session by key (a row of nulls when there is none) and whether a merchant has the given id:
- * a report's two reads in one statement (docs/decisions.md, "What bounds writes on SQLite").
- */
-const SELECT_SESSION_WITH_MERCHANT =
-  `SELECT ${SESSION_FIELDS}, EXISTS (SELECT 1 FROM merchant WHERE id = ?) AS "merchantExists" ` +
-  'FROM (SELECT 1 AS one) AS lone LEFT JOIN payment_session ON validation_key = ?';
 const HISTORY_SQL =
   'SELECT version, from_status AS "fromStatus", to_status AS "toStatus", ' +
   'detailed_status AS "detailedStatus", actor, at FROM payment_session_transition ' +
   'WHERE validation_key = ? ORDER BY version';
-/** A new session; none when the key is taken (another writer got there first). */
-const INSERT_SESSION =
-  'INSERT INTO payment_session (validation_key, merchant_id, status, detailed_status, ' +
-  'error_message, payment_response, return_url, error_url, version, final_at, ' +
-  'holds_personal_data, created_by, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ' +
-  'ON CONFLICT (validation_key) DO NOTHING';
-/** The next report, only over the version it was judged against; final_at set once. */
-const UPDATE_SESSION_IF_VERSION =
-  'UPDATE payment_session SET status = ?, detailed_status = ?, error_message = ?, ' +
-  'payment_response = ?, return_url = ?, error_url = ?, version = ?, ' +
-  'final_at = COALESCE(?, final_at), holds_personal_data = ?, updated_at = CURRENT_TIMESTAMP ' +
-  'WHERE validation_key = ? AND version = ?';
-const INSERT_TRANSITION =
-  'INSERT INTO payment_session_transition (validation_key, version, from_status, to_status, ' +
-  'detailed_status, actor) VALUES (?, ?, ?, ?, ?, ?)';
 /** Keys read by one statement of the status lookup at most. */
 const LOOKUP_BATCH_KEYS = 256;
 
@@ -79,7 +57,7 @@ function inKeyOrder<T>(rows: readonly T[], keyOf: (row: T) => string): T[] {
   return [...rows].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
 }
 
-/** A new session's values, in the order of INSERT_SESSION's columns and SESSION_COLUMNS. */
+/** A new session's values, in the order of SESSION_COLUMNS. */
 function newSessionValues({ session, createdBy }: NewSession, now: number): unknown[] {
   return [
     session.validationKey,
@@ -187,66 +165,6 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
     return rows[0] && fromRow(rows[0]);
   }
 
-  async findWithMerchantIn(
-    tx: Tx,
-    validationKey: string,
-    merchantId: string,
-  ): Promise<{ session: SessionRecord | undefined; merchantExists: boolean }> {
-    const { rows } = await execute<SessionRecord & { merchantExists: unknown }>(
-      tx,
-      SELECT_SESSION_WITH_MERCHANT,
-      [merchantId, validationKey],
-    );
-    // One row always: the session's columns are null when there is none.
-    const { merchantExists, ...row } = rows[0];
-    return {
-      session: row.validationKey == null ? undefined : fromRow(row),
-      // SQLite answers 0 or 1, PostgreSQL a boolean.
-      merchantExists: Boolean(merchantExists),
-    };
-  }
-
-  async insert(tx: Tx, session: SessionRecord, createdBy?: Actor): Promise<boolean> {
-    const { affected } = await execute(
-      tx,
-      INSERT_SESSION,
-      newSessionValues({ session, createdBy }, Date.now()),
-    );
-    return affected === 1;
-  }
-
-  async updateIfVersion(
-    tx: Tx,
-    validationKey: string,
-    expectedVersion: number,
-    next: StoredReport & CallbackUrls,
-  ): Promise<boolean> {
-    const { affected } = await execute(tx, UPDATE_SESSION_IF_VERSION, [
-      ...reportValues(next),
-      expectedVersion + 1,
-      finalAtOf(next.status, Date.now()),
-      holdsPersonalData(next.paymentResponse),
-      validationKey,
-      expectedVersion,
-    ]);
-    return affected === 1;
-  }
-
-  async addTransition(
-    tx: Tx,
-    validationKey: string,
-    transition: Omit<TransitionRecord, 'at'>,
-  ): Promise<void> {
-    await execute(tx, INSERT_TRANSITION, [
-      validationKey,
-      transition.version,
-      transition.fromStatus,
-      transition.toStatus,
-      transition.detailedStatus,
-      storedActor(transition.actor ?? undefined),
-    ]);
-  }
-
   async findManyIn(tx: Tx, validationKeys: string[]): Promise<Map<string, SessionRecord>> {
     const rows = await selectByKeys<SessionRecord>(
       tx,
@@ -271,7 +189,7 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
   }
 
   async updateManyIfVersion(tx: Tx, updates: SessionUpdate[]): Promise<number> {
-    // The same columns as updateIfVersion, and updated_at as TypeORM sets it on every update.
+    // final_at set once; updated_at as TypeORM sets it on every update.
     const now = Date.now();
     const set = [
       ...REPORT_COLUMNS.map((c) => `${c.name} = v.${c.name}`),
