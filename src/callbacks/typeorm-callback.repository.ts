@@ -82,9 +82,9 @@ export class TypeOrmCallbackRepository extends CallbackRepository {
     const due = manager
       .createQueryBuilder(Callback, 'c')
       .select('c.id', 'id')
-      .where("c.state = 'pending' AND c.next_attempt_at <= :now", { now })
-      .andWhere('(c.lease_until IS NULL OR c.lease_until < :now)', { now })
-      .orderBy('c.next_attempt_at', 'ASC')
+      .where("c.state = 'pending' AND c.nextAttemptAt <= :now", { now })
+      .andWhere('(c.leaseUntil IS NULL OR c.leaseUntil < :now)', { now })
+      .orderBy('c.nextAttemptAt', 'ASC')
       .limit(limit);
     const [sql, parameters] = due.getQueryAndParameters();
     const ids = ((await manager.query(sql + this.lock, parameters)) as { id: string }[]).map(

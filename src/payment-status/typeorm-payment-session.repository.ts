@@ -326,12 +326,12 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
     const manager = managerOf(tx);
     const due = manager
       .createQueryBuilder(PaymentSession, 's')
-      .select('s.validation_key', 'validationKey')
-      .addSelect('s.payment_response', 'paymentResponse')
+      .select('s.validationKey', 'validationKey')
+      .addSelect('s.paymentResponse', 'paymentResponse')
       // The condition of the partial index ix_payment_session_personal_final, word for word.
-      .where('s.holds_personal_data = TRUE')
-      .andWhere('s.final_at <= :finalBefore', { finalBefore })
-      .orderBy('s.final_at', 'ASC')
+      .where('s.holdsPersonalData = TRUE')
+      .andWhere('s.finalAt <= :finalBefore', { finalBefore })
+      .orderBy('s.finalAt', 'ASC')
       .limit(limit);
     const [sql, parameters] = due.getQueryAndParameters();
     return (await manager.query(sql + claimLockClause(this.dataSource), parameters)) as Pick<
