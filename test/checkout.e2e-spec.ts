@@ -184,6 +184,23 @@ describe('checkout (e2e)', () => {
       }
     });
 
+    it('answers identical requests sent at once alike: 200, one session, a token each', async () => {
+      const body = initIframeBody('vk_co_same', receiver.url);
+      const answers = await Promise.all(Array.from({ length: 20 }, () => initIframe(t.url, body)));
+      expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
+      const tokens = answers.map((answer) => answer.body.payload[0].initializationToken as string);
+      expect(new Set(tokens).size).toBe(tokens.length);
+      const history = await http(`${t.url}/admin/payment-sessions/vk_co_same/history`, {
+        headers: adminHeaders,
+      });
+      expect(history.body.payload).toHaveLength(1);
+      for (const token of tokens) {
+        const { page } = await openPage(t.url, token);
+        expect(page.status).toBe(200);
+        expect(page.text).toContain('data-stage="choose"');
+      }
+    });
+
     it('is a 409 for another body, for a final session, and the same 409 for another merchant', async () => {
       const body = initIframeBody('vk_co_conflict', receiver.url);
       await tokenFor(t.url, body);

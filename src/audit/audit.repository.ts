@@ -1,3 +1,4 @@
+import type { Page, PageRequest } from '../database/prepared-reads.js';
 import type { Tx } from '../database/transactions.js';
 import type { AuditEvent } from './audit-chain.js';
 
@@ -43,12 +44,8 @@ export abstract class AuditRepository {
   /** The last event of the chain (its head). */
   abstract last(tx: Tx): Promise<Pick<AuditEvent, 'seq' | 'hash' | 'at'> | undefined>;
   abstract insert(tx: Tx, events: readonly AuditEvent[]): Promise<void>;
-  /** Newest first. */
-  abstract list(
-    tx: Tx,
-    filter: AuditFilter,
-    page: { page: number; size: number },
-  ): Promise<{ rows: AuditEvent[]; total: number }>;
+  /** Newest first, read afresh. */
+  abstract list(filter: AuditFilter, page: PageRequest): Promise<Page<AuditEvent>>;
   /** Events after `seq`, in chain order, at most `limit`. */
   abstract after(tx: Tx, seq: number, limit: number): Promise<AuditEvent[]>;
 }

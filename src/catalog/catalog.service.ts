@@ -117,18 +117,10 @@ export class CatalogService {
   }
 
   /**
-   * Inserts or updates pairs by their unique triple inside the caller's transaction (seed files).
-   * Returns how many rows were inserted or changed. The caller must call `invalidate` after commit.
-   */
-  async upsertAll(tx: Tx, inputs: CryptoPairInputDto[]): Promise<number> {
-    const changed = await this.upsertBatch(tx, inputs);
-    if (changed > 0) await this.pairs.bumpRevision(tx);
-    return changed;
-  }
-
-  /**
-   * upsertAll without moving the revision: for a seed file's pairs a batch at a time, after which
-   * the caller calls `bumpRevision` once if any changed. Triples must be distinct.
+   * Inserts or updates pairs by their unique triple inside the caller's transaction: a seed file's
+   * pairs, a batch at a time; returns how many rows were inserted or changed. The revision is the
+   * caller's to move, once, when any changed (`bumpRevision`), and `invalidate` after commit.
+   * Triples must be distinct.
    */
   async upsertBatch(tx: Tx, inputs: CryptoPairInputDto[]): Promise<number> {
     const stored = new Map(

@@ -19,15 +19,13 @@ export abstract class CryptoPairRepository {
   abstract revision(): Promise<number>;
 
   /**
-   * One page of pairs matching the query, ordered by currencyCode, protocol, countryCode (a total
-   * order: the triple is unique), and how many match in all.
+   * One page of pairs matching the query's filters (CATALOG_FILTERS), ordered by currencyCode,
+   * protocol, countryCode (a total order: the triple is unique), and how many match in all.
    */
   abstract page(
     query: CatalogQuery,
     enabledOnly: boolean,
   ): Promise<{ rows: CryptoPairRecord[]; total: number }>;
-
-  abstract findByTriple(tx: Tx, triple: CryptoPairTriple): Promise<CryptoPairRecord | undefined>;
 
   abstract findById(tx: Tx, id: number): Promise<CryptoPairRecord | undefined>;
 

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { CatalogModule } from '../catalog/catalog.module.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
@@ -10,7 +9,6 @@ import { CheckoutExpiry } from './checkout-expiry.js';
 import { CheckoutPageController } from './checkout-page.controller.js';
 import { CheckoutPages } from './checkout-pages.js';
 import { CheckoutRefusals } from './checkout-refusals.js';
-import { Checkout, CheckoutToken } from './checkout.entity.js';
 import { CheckoutRepository } from './checkout.repository.js';
 import { CheckoutService } from './checkout.service.js';
 import { InitIframeController } from './init-iframe.controller.js';
@@ -19,12 +17,7 @@ import { WidgetController } from './widget.controller.js';
 
 /** The checkout (docs/checkout.md): init-iframe, the widget, its page, the expiry job. */
 @Module({
-  imports: [
-    TypeOrmModule.forFeature([Checkout, CheckoutToken]),
-    PaymentStatusModule,
-    MerchantsModule,
-    CatalogModule,
-  ],
+  imports: [PaymentStatusModule, MerchantsModule, CatalogModule],
   controllers: [InitIframeController, WidgetController, CheckoutPageController],
   providers: [
     CheckoutService,

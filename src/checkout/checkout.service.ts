@@ -137,10 +137,23 @@ export class CheckoutService {
     const expiresAt = now + this.config.checkout.tokenTtlSeconds * 1000;
     const actor: Actor = { kind: 'merchant', id: merchant };
     await this.sessions.transact(async (tx) => {
+      // The key is claimed first: of identical requests racing (on several instances), one
+      // inserts the checkout and the others wait for its transaction, then read what it wrote
+      // and answer as a repeat.
+      const claimed = await this.checkouts.insert(tx, {
+        validationKey: key,
+        merchantId: merchant,
+        request,
+        expiresAt,
+        state: 'open',
+        chosenPair: null,
+        pageNonceHash: null,
+        personalDataErasedAt: null,
+      });
       const session = await this.sessions.findIn(tx, key);
-      const existing = await this.checkouts.findIn(tx, key);
-      if (!session) {
-        if (existing) throw keyInUse();
+      if (claimed) {
+        // A session without a checkout: the operator's.
+        if (session) throw keyInUse();
         if (!(await this.merchants.checkoutProfile(tx, merchant))) throw noMerchant();
         const report = {
           merchantId: merchant,
@@ -148,19 +161,15 @@ export class CheckoutService {
           returnUrl: request.returnUrl,
           ...(request.errorUrl === null ? {} : { errorUrl: request.errorUrl }),
         } as PaymentReportDto;
-        await this.sessions.apply(tx, key, report, { callbacks: true, actor });
-        await this.checkouts.insert(tx, {
-          validationKey: key,
-          merchantId: merchant,
-          request,
-          expiresAt,
-          state: 'open',
-          chosenPair: null,
-          pageNonceHash: null,
-          personalDataErasedAt: null,
-        });
+        await this.sessions.transition(
+          tx,
+          { validationKey: key, report },
+          { callbacks: true, actor, onlyFrom: { statuses: [null], conflict: KEY_IN_USE } },
+        );
       } else {
+        const existing = await this.checkouts.findIn(tx, key);
         if (
+          !session ||
           !existing ||
           session.merchantId !== merchant ||
           existing.merchantId !== merchant ||
@@ -175,10 +184,12 @@ export class CheckoutService {
           });
         }
         if (session.status === 'NOT_COMPLETED') {
-          await this.sessions.apply(
+          await this.sessions.transition(
             tx,
-            key,
-            { merchantId: merchant, status: 'PENDING' } as PaymentReportDto,
+            {
+              validationKey: key,
+              report: { merchantId: merchant, status: 'PENDING' } as PaymentReportDto,
+            },
             {
               callbacks: true,
               actor,
@@ -316,29 +327,32 @@ export class CheckoutService {
 
   /**
    * Expires the open checkouts whose last token has expired, up to CHECKOUT_BATCH in one
-   * transaction: each PENDING session becomes NOT_COMPLETED (EXPIRED) with its callback. Claimed
-   * under a lock another instance skips, and applied through the state machine, so each
-   * expires once. Returns how many checkouts it closed.
+   * transaction: each PENDING session becomes NOT_COMPLETED (EXPIRED) with its callback, all of
+   * them in one transition of the state machine. Claimed under a lock another instance skips,
+   * and applied only from PENDING, so each expires once. Returns how many checkouts it closed.
    */
   expireDue(now = Date.now()): Promise<number> {
     return this.sessions.transact(async (tx) => {
       const keys = await this.checkouts.dueForExpiry(tx, now, CHECKOUT_BATCH);
-      for (const key of keys) {
-        const session = await this.sessions.findIn(tx, key);
-        if (session?.status === 'PENDING') {
-          const report = {
+      if (keys.length === 0) return 0;
+      const sessions = await this.sessions.findManyIn(tx, keys);
+      const expired = [...sessions.values()]
+        .filter((session) => session.status === 'PENDING')
+        .map((session) => ({
+          validationKey: session.validationKey,
+          report: {
             merchantId: session.merchantId,
             status: 'NOT_COMPLETED',
             detailedStatus: EXPIRED,
-          } as PaymentReportDto;
-          await this.sessions.apply(tx, key, report, {
-            callbacks: true,
-            actor: { kind: 'system' },
-            onlyFrom: { statuses: ['PENDING'], conflict: ENDED },
-          });
-        }
-        await this.checkouts.setState(tx, key, 'ended');
-      }
+          } as PaymentReportDto,
+        }));
+      // A session another writer ended meanwhile is refused (onlyFrom) and stays as it is.
+      await this.sessions.transition(tx, expired, {
+        callbacks: true,
+        actor: { kind: 'system' },
+        onlyFrom: { statuses: ['PENDING'], conflict: ENDED },
+      });
+      for (const key of keys) await this.checkouts.setState(tx, key, 'ended');
       return keys.length;
     });
   }
@@ -387,11 +401,15 @@ export class CheckoutService {
     return this.sessions.transact(async (tx) => {
       const { checkout } = await this.actionable(tx, token, nonce, now);
       const report = reportOf(checkout);
-      const { session } = await this.sessions.apply(tx, checkout.validationKey, report, {
-        callbacks: true,
-        actor: { kind: 'customer' },
-        onlyFrom: { statuses: ['PENDING'], conflict: ENDED },
-      });
+      const { session } = await this.sessions.transition(
+        tx,
+        { validationKey: checkout.validationKey, report },
+        {
+          callbacks: true,
+          actor: { kind: 'customer' },
+          onlyFrom: { statuses: ['PENDING'], conflict: ENDED },
+        },
+      );
       await this.checkouts.setState(tx, checkout.validationKey, 'ended');
       return {
         status: session.status,

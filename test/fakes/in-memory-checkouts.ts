@@ -21,11 +21,10 @@ export class InMemoryCheckouts extends CheckoutRepository implements Rollbackabl
     return this.stored(validationKey);
   }
 
-  async insert(_tx: Tx, checkout: CheckoutRecord): Promise<void> {
-    if (this.state.checkouts.has(checkout.validationKey)) {
-      throw new Error(`duplicate checkout ${checkout.validationKey}`);
-    }
+  async insert(_tx: Tx, checkout: CheckoutRecord): Promise<boolean> {
+    if (this.state.checkouts.has(checkout.validationKey)) return false;
     this.state.checkouts.set(checkout.validationKey, copy(checkout));
+    return true;
   }
 
   async addToken(
