@@ -12,9 +12,19 @@ import {
   CryptoPairRepository,
   CryptoPairTriple,
 } from './crypto-pair.repository.js';
+import type { Settlement } from '../deposits/settlement.js';
+import { isDepositNetwork } from '../deposits/networks.js';
 import { CATALOG_FILTERS, type CatalogFilter, type CatalogQuery } from './dto/catalog-query.dto.js';
 
-/** What a CryptoPairRecord is made of. */
+/** The columns of a pair's settlement. */
+const SETTLEMENT = [
+  'settlementNetwork',
+  'settlementChainId',
+  'settlementTokenContract',
+  'settlementDecimals',
+  'settlementConfirmations',
+] as const satisfies readonly (keyof CryptoPair)[];
+/** What a CryptoPairRecord is read from. */
 const RECORD = [
   'id',
   'currencyCode',
@@ -22,7 +32,8 @@ const RECORD = [
   'protocol',
   'countryCode',
   'enabled',
-] as const satisfies readonly (keyof CryptoPairRecord)[];
+  ...SETTLEMENT,
+] as const satisfies readonly (keyof CryptoPair)[];
 /** What a new pair is given, in the order of its batch's columns. */
 const NEW_PAIR = [
   'currencyCode',
@@ -30,7 +41,11 @@ const NEW_PAIR = [
   'protocol',
   'countryCode',
   'enabled',
-] as const satisfies readonly (keyof CryptoPairRecord)[];
+  ...SETTLEMENT,
+] as const satisfies readonly (keyof CryptoPair)[];
+
+/** A pair's row as read: its columns by property. */
+type PairRow = Pick<CryptoPair, (typeof RECORD)[number]>;
 /** The unique triple, and the order of every list of pairs. */
 const TRIPLE = [
   'currencyCode',
@@ -81,7 +96,15 @@ export class TypeOrmCryptoPairRepository extends CryptoPairRepository {
     }
     // The triple is unique, so the order is total and stable across pages.
     for (const property of TRIPLE) read.query.addOrderBy(`p.${property}`);
-    return read.page(query);
+    const { rows, total } = await read.page(query);
+    return { rows: rows.map(toRecord), total };
+  }
+
+  async enabledIn(countryCode: string, limit: number): Promise<CryptoPairRecord[]> {
+    const read = this.reads.of(CryptoPair, 'p', RECORD);
+    read.query.where('p.enabled = TRUE').andWhere('p.countryCode = :countryCode', { countryCode });
+    for (const property of TRIPLE) read.query.addOrderBy(`p.${property}`);
+    return (await read.rows(limit)).map(toRecord);
   }
 
   async findById(tx: Tx, id: number): Promise<CryptoPairRecord | undefined> {
@@ -90,13 +113,22 @@ export class TypeOrmCryptoPairRepository extends CryptoPairRepository {
   }
 
   async findByTriples(tx: Tx, triples: CryptoPairTriple[]): Promise<CryptoPairRecord[]> {
-    const rows = await selectByKeys<CryptoPairRecord>(
+    const rows = await selectByKeys<PairRow>(
       tx,
       this.selectPairs,
       this.tripleColumns,
       triples.map((t) => [t.currencyCode, t.protocol, t.countryCode]),
     );
-    return rows.map((row) => ({ ...row, id: Number(row.id), enabled: Boolean(row.enabled) }));
+    return rows.map((row) =>
+      toRecord({
+        ...row,
+        id: Number(row.id),
+        enabled: Boolean(row.enabled),
+        settlementChainId: numberOrNull(row.settlementChainId),
+        settlementDecimals: numberOrNull(row.settlementDecimals),
+        settlementConfirmations: numberOrNull(row.settlementConfirmations),
+      }),
+    );
   }
 
   async insertMany(tx: Tx, pairs: Omit<CryptoPairRecord, 'id'>[]): Promise<void> {
@@ -104,22 +136,28 @@ export class TypeOrmCryptoPairRepository extends CryptoPairRepository {
       tx,
       this.table,
       this.newPairColumns,
-      pairs.map((pair) => NEW_PAIR.map((property) => pair[property])),
+      pairs.map((pair) => {
+        const row = toRow(pair);
+        return NEW_PAIR.map((property) => row[property]);
+      }),
     );
   }
 
   async insert(tx: Tx, pair: Omit<CryptoPairRecord, 'id'>): Promise<CryptoPairRecord | undefined> {
-    const result = await insertUnlessDuplicate(tx, CryptoPair, pair);
+    const result = await insertUnlessDuplicate(tx, CryptoPair, toRow(pair));
     return result && { id: Number(result.identifiers[0].id), ...pair };
   }
 
   async update(
     tx: Tx,
     id: number,
-    changes: Partial<Pick<CryptoPairRecord, 'currencyName' | 'enabled'>>,
+    changes: Partial<Pick<CryptoPairRecord, 'currencyName' | 'enabled' | 'settlement'>>,
   ): Promise<void> {
-    if (Object.keys(changes).length === 0) return;
-    await managerOf(tx).update(CryptoPair, { id }, changes);
+    const { settlement, ...fields } = changes;
+    const columns =
+      settlement === undefined ? fields : { ...fields, ...settlementColumns(settlement) };
+    if (Object.keys(columns).length === 0) return;
+    await managerOf(tx).update(CryptoPair, { id }, columns);
   }
 
   async delete(tx: Tx, id: number): Promise<boolean> {
@@ -132,7 +170,7 @@ export class TypeOrmCryptoPairRepository extends CryptoPairRepository {
   }
 }
 
-function toRecord(pair: CryptoPair): CryptoPairRecord {
+function toRecord(pair: PairRow): CryptoPairRecord {
   return {
     id: pair.id,
     currencyCode: pair.currencyCode,
@@ -140,5 +178,39 @@ function toRecord(pair: CryptoPair): CryptoPairRecord {
     protocol: pair.protocol,
     countryCode: pair.countryCode,
     enabled: pair.enabled,
+    settlement: settlementOf(pair),
   };
+}
+
+function settlementOf(row: PairRow): Settlement | null {
+  const network = row.settlementNetwork;
+  if (!isDepositNetwork(network) || row.settlementDecimals === null) return null;
+  return {
+    network,
+    ...(row.settlementChainId === null ? {} : { chainId: row.settlementChainId }),
+    ...(row.settlementTokenContract === null ? {} : { tokenContract: row.settlementTokenContract }),
+    decimals: row.settlementDecimals,
+    confirmations: row.settlementConfirmations ?? 1,
+  };
+}
+
+/** A pair's settlement as its five columns (all null: none). */
+function settlementColumns(
+  settlement: Settlement | null,
+): Pick<CryptoPair, (typeof SETTLEMENT)[number]> {
+  return {
+    settlementNetwork: settlement?.network ?? null,
+    settlementChainId: settlement?.chainId ?? null,
+    settlementTokenContract: settlement?.tokenContract ?? null,
+    settlementDecimals: settlement?.decimals ?? null,
+    settlementConfirmations: settlement?.confirmations ?? null,
+  };
+}
+
+function toRow({ settlement, ...pair }: Omit<CryptoPairRecord, 'id'>): Omit<PairRow, 'id'> {
+  return { ...pair, ...settlementColumns(settlement) };
+}
+
+function numberOrNull(value: unknown): number | null {
+  return value === null || value === undefined ? null : Number(value);
 }

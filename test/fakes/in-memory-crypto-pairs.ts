@@ -53,6 +53,11 @@ export class InMemoryCryptoPairs extends CryptoPairRepository implements Rollbac
     return { rows: copy(matching.slice(start, start + query.size)), total: matching.length };
   }
 
+  async enabledIn(countryCode: string, limit: number): Promise<CryptoPairRecord[]> {
+    const enabled = this.state.pairs.filter((p) => p.enabled && p.countryCode === countryCode);
+    return copy(enabled.sort(order).slice(0, limit));
+  }
+
   async findByTriples(_tx: Tx, triples: CryptoPairTriple[]): Promise<CryptoPairRecord[]> {
     return copy(this.state.pairs.filter((p) => triples.some((triple) => sameTriple(p, triple))));
   }
@@ -78,7 +83,7 @@ export class InMemoryCryptoPairs extends CryptoPairRepository implements Rollbac
   async update(
     _tx: Tx,
     id: number,
-    changes: Partial<Pick<CryptoPairRecord, 'currencyName' | 'enabled'>>,
+    changes: Partial<Pick<CryptoPairRecord, 'currencyName' | 'enabled' | 'settlement'>>,
   ): Promise<void> {
     const pair = this.state.pairs.find((p) => p.id === id);
     if (pair) Object.assign(pair, changes);

@@ -2,14 +2,15 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Matches } from 'class-validator';
 import { AsciiUpperCase, NotRepeated, Omittable } from '../../common/validators.js';
 import { PageQueryDto } from '../../common/http/page.dto.js';
+import {
+  COUNTRY_CODE_PATTERN,
+  COUNTRY_CODE_RULE,
+  CURRENCY_CODE_PATTERN,
+  CURRENCY_CODE_RULE,
+  PROTOCOL_PATTERN,
+  PROTOCOL_RULE,
+} from '../../common/codes.js';
 import type { CryptoPairRecord } from '../crypto-pair.repository.js';
-
-export const COUNTRY_CODE_PATTERN = /^[A-Z]{2}$/;
-export const CURRENCY_CODE_PATTERN = /^[A-Z0-9]{1,16}$/;
-export const PROTOCOL_PATTERN = /^[A-Z0-9_-]{1,32}$/;
-export const COUNTRY_CODE_RULE = 'must be two letters A-Z';
-export const CURRENCY_CODE_RULE = 'must be 1 to 16 letters or digits';
-export const PROTOCOL_RULE = 'must be 1 to 32 of the characters A-Z a-z 0-9 _ -';
 
 /**
  * The filters of the catalog that the operator's list of pairs takes too, and a page. Codes are

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, Length, Matches } from 'class-validator';
 import { Omittable } from '../../common/validators.js';
-import { CURRENCY_CODE_PATTERN, PROTOCOL_PATTERN } from '../../catalog/dto/catalog-query.dto.js';
+import { CURRENCY_CODE_PATTERN, PROTOCOL_PATTERN } from '../../common/codes.js';
 import { FAILURE_REASON_CODES, type FailureReason } from '../checkout-outcomes.js';
 
 const NONCE_DOC = {
