@@ -19,6 +19,7 @@ import { successfulResponse } from './support/fixtures.js';
 import { initIframeBody } from './support/checkout.js';
 import { Webhook } from 'standardwebhooks';
 import { publishedDemoMerchant } from '../src/sandbox/demo-merchant.js';
+import { SANDBOX_DEPOSIT_KEYS } from '../src/deposits/sandbox-keys.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Doc = any;
@@ -263,6 +264,9 @@ const existing: Record<string, Record<string, string | number>> = {
   updateMerchant: { id: 'demo' },
   getDemoPayment: { validationKey: 'vk_demo_none' },
   receiveDemoCallback: { kind: 'return' },
+  putDepositKey: { id: 'demo', network: 'evm' },
+  listDepositKeys: { id: 'demo' },
+  deleteDepositKey: { id: 'demo', network: 'evm' },
 };
 
 /** The credentials of an operation's security scheme. */
@@ -462,6 +466,41 @@ describe('OpenAPI document against real answers (e2e)', () => {
       headers: admin,
       params: { id: 'initech', keyId: 'not-a-uuid' },
     });
+  });
+
+  it("merchants' deposit keys: 200, 204, 400, 404, 409", async () => {
+    const params = { id: 'other', network: 'bitcoin' };
+    const zpub = SANDBOX_DEPOSIT_KEYS.bitcoin;
+    await c.call('putDepositKey', 200, {
+      headers: admin,
+      params,
+      body: { extendedPublicKey: zpub },
+    });
+    await c.call('putDepositKey', 400, {
+      headers: admin,
+      params,
+      body: { extendedPublicKey: 'xprv-not-a-key' },
+    });
+    await c.call('putDepositKey', 404, {
+      headers: admin,
+      params: { ...params, id: 'nobody' },
+      body: { extendedPublicKey: zpub },
+    });
+    await c.call('putDepositKey', 409, {
+      headers: admin,
+      params: { ...params, id: 'demo' },
+      body: { extendedPublicKey: zpub },
+    });
+    const listed = await c.call('listDepositKeys', 200, {
+      headers: admin,
+      params: { id: 'other' },
+    });
+    expect(listed.body.payload.map((k: any) => k.network)).toEqual(['bitcoin']);
+    await c.call('listDepositKeys', 404, { headers: admin, params: { id: 'nobody' } });
+    await c.call('listDepositKeys', 400, { headers: admin, params: { id: '_bad' } });
+    await c.call('deleteDepositKey', 204, { headers: admin, params });
+    await c.call('deleteDepositKey', 404, { headers: admin, params });
+    await c.call('deleteDepositKey', 400, { headers: admin, params: { ...params, network: 'x' } });
   });
 
   it('callbacks and their secret: 200, 201, 202, 400, 404', async () => {
@@ -727,6 +766,13 @@ describe('OpenAPI document against real answers (e2e)', () => {
     }
     for (const body of examples('updateMerchant')) {
       await c.call('updateMerchant', 200, { headers: admin, params: { id: 'other' }, body });
+    }
+    for (const body of examples('putDepositKey')) {
+      await c.call('putDepositKey', 200, {
+        headers: admin,
+        params: { id: 'other', network: 'bitcoin' },
+        body,
+      });
     }
     for (const body of examples('initIframe')) {
       await c.call('initIframe', 200, { headers: merchant, body });

@@ -66,6 +66,9 @@ const ROUTES: [string, string][] = [
   ['get', '/admin/payment-sessions'],
   ['get', '/admin/payment-sessions/{validationKey}'],
   ['patch', '/admin/merchants/{id}'],
+  ['put', '/admin/merchants/{id}/deposit-keys/{network}'],
+  ['get', '/admin/merchants/{id}/deposit-keys'],
+  ['delete', '/admin/merchants/{id}/deposit-keys/{network}'],
 ];
 
 /** Served at the host root even under CONTEXT_PATH (their path item has a server `/`). */
@@ -421,6 +424,9 @@ describe('OpenAPI document (e2e)', () => {
         'listPaymentSessions',
         'getPaymentSession',
         'updateMerchant',
+        'putDepositKey',
+        'listDepositKeys',
+        'deleteDepositKey',
       ].sort(),
     );
     const canonical = operation(doc, 'get', CATALOG_PATHS[0]);

@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { MerchantsModule } from '../merchants/merchants.module.js';
+import { DepositKeysController } from './deposit-keys.controller.js';
+import { DepositKeyRepository } from './deposit-keys.repository.js';
+import { DepositKeyService } from './deposit-keys.service.js';
+import { TypeOrmDepositKeyRepository } from './typeorm-deposit-keys.repository.js';
+
+/**
+ * Paying a checkout on chain (docs/operators.md, "Deposits"): merchants' watch-only keys, rates
+ * and quotes, deposit addresses, and the deposits watchers report. The checkout page asks it for
+ * its payment instructions.
+ */
+@Module({
+  imports: [MerchantsModule],
+  controllers: [DepositKeysController],
+  providers: [
+    DepositKeyService,
+    { provide: DepositKeyRepository, useClass: TypeOrmDepositKeyRepository },
+  ],
+  exports: [DepositKeyService],
+})
+export class DepositsModule {}
