@@ -267,6 +267,7 @@ const existing: Record<string, Record<string, string | number>> = {
   putDepositKey: { id: 'demo', network: 'evm' },
   listDepositKeys: { id: 'demo' },
   deleteDepositKey: { id: 'demo', network: 'evm' },
+  putRate: { currencyCode: 'USDT' },
 };
 
 /** The credentials of an operation's security scheme. */
@@ -501,6 +502,19 @@ describe('OpenAPI document against real answers (e2e)', () => {
     await c.call('deleteDepositKey', 204, { headers: admin, params });
     await c.call('deleteDepositKey', 404, { headers: admin, params });
     await c.call('deleteDepositKey', 400, { headers: admin, params: { ...params, network: 'x' } });
+  });
+
+  it('rates: 200, 400', async () => {
+    const params = { currencyCode: 'usdt' };
+    const put = await c.call('putRate', 200, {
+      headers: admin,
+      params,
+      body: { fiat: 'EUR', price: '0.93' },
+    });
+    expect(put.body).toMatchObject({ currencyCode: 'USDT', stale: false });
+    await c.call('putRate', 400, { headers: admin, params, body: { fiat: 'EUR', price: 0.93 } });
+    const listed = await c.call('listRates', 200, { headers: admin });
+    expect(listed.body.payload).toContainEqual(put.body);
   });
 
   it('callbacks and their secret: 200, 201, 202, 400, 404', async () => {
@@ -773,6 +787,9 @@ describe('OpenAPI document against real answers (e2e)', () => {
         params: { id: 'other', network: 'bitcoin' },
         body,
       });
+    }
+    for (const body of examples('putRate')) {
+      await c.call('putRate', 200, { headers: admin, params: { currencyCode: 'USDT' }, body });
     }
     for (const body of examples('initIframe')) {
       await c.call('initIframe', 200, { headers: merchant, body });

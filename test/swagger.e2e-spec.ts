@@ -69,6 +69,8 @@ const ROUTES: [string, string][] = [
   ['put', '/admin/merchants/{id}/deposit-keys/{network}'],
   ['get', '/admin/merchants/{id}/deposit-keys'],
   ['delete', '/admin/merchants/{id}/deposit-keys/{network}'],
+  ['put', '/admin/rates/{currencyCode}'],
+  ['get', '/admin/rates'],
 ];
 
 /** Served at the host root even under CONTEXT_PATH (their path item has a server `/`). */
@@ -427,6 +429,8 @@ describe('OpenAPI document (e2e)', () => {
         'putDepositKey',
         'listDepositKeys',
         'deleteDepositKey',
+        'putRate',
+        'listRates',
       ].sort(),
     );
     const canonical = operation(doc, 'get', CATALOG_PATHS[0]);

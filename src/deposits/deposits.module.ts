@@ -4,6 +4,10 @@ import { DepositKeysController } from './deposit-keys.controller.js';
 import { DepositKeyRepository } from './deposit-keys.repository.js';
 import { DepositKeyService } from './deposit-keys.service.js';
 import { TypeOrmDepositKeyRepository } from './typeorm-deposit-keys.repository.js';
+import { RatesController } from './rates.controller.js';
+import { RateRepository } from './rates.repository.js';
+import { RateService } from './rates.service.js';
+import { TypeOrmRateRepository } from './typeorm-rates.repository.js';
 
 /**
  * Paying a checkout on chain (docs/operators.md, "Deposits"): merchants' watch-only keys, rates
@@ -12,11 +16,13 @@ import { TypeOrmDepositKeyRepository } from './typeorm-deposit-keys.repository.j
  */
 @Module({
   imports: [MerchantsModule],
-  controllers: [DepositKeysController],
+  controllers: [DepositKeysController, RatesController],
   providers: [
     DepositKeyService,
     { provide: DepositKeyRepository, useClass: TypeOrmDepositKeyRepository },
+    RateService,
+    { provide: RateRepository, useClass: TypeOrmRateRepository },
   ],
-  exports: [DepositKeyService],
+  exports: [DepositKeyService, RateService],
 })
 export class DepositsModule {}
