@@ -10,6 +10,7 @@ import {
   initIframe,
   initIframeBody,
   openPage,
+  makePayable,
   tokenFor,
 } from './support/checkout.js';
 import {
@@ -749,6 +750,8 @@ describe('checkout outside the sandbox (e2e)', () => {
     receiver = await WebhookReceiver.start();
     t = await startTestApp({ AUTH_MODE: 'api-key' });
     await t.seed(checkoutSeed());
+    // In production the page offers only pairs that can be paid on chain.
+    await makePayable(t.url);
   });
   afterAll(async () => {
     await t?.close();

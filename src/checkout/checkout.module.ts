@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CatalogModule } from '../catalog/catalog.module.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { DepositsModule } from '../deposits/deposits.module.js';
 import { MerchantsModule } from '../merchants/merchants.module.js';
 import { PaymentStatusModule } from '../payment-status/payment-status.module.js';
 import { AccountNumbers } from './account-numbers.js';
@@ -17,7 +18,7 @@ import { WidgetController } from './widget.controller.js';
 
 /** The checkout (docs/checkout.md): init-iframe, the widget, its page, the expiry job. */
 @Module({
-  imports: [PaymentStatusModule, MerchantsModule, CatalogModule],
+  imports: [PaymentStatusModule, MerchantsModule, CatalogModule, DepositsModule],
   controllers: [InitIframeController, WidgetController, CheckoutPageController],
   providers: [
     CheckoutService,

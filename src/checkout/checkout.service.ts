@@ -1,10 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { CatalogService } from '../catalog/catalog.service.js';
+import type { Settlement } from '../deposits/settlement.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { toMinorUnits, type StoredMoney } from '../common/money.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { Transactions, type Tx } from '../database/transactions.js';
+import {
+  CheckoutPayments,
+  pairName,
+  type PaymentInstructions,
+} from '../deposits/checkout-payments.service.js';
 import { originOf } from '../merchants/checkout-origins.js';
 import { DEMO_MERCHANT_ID } from '../merchants/merchant-id.js';
 import { MerchantService } from '../merchants/merchant.service.js';
@@ -54,6 +60,12 @@ export interface OfferedPair {
   currencyCode: string;
   currencyName: string;
   protocol: string;
+  /**
+   * It can be paid on chain now: the page will show an amount and an address once it is chosen.
+   * Always true in production, where only such pairs are offered; in the sandbox the others are
+   * offered too, for the outcome buttons alone.
+   */
+  payable: boolean;
 }
 
 /** What the page shows: never the customer's personal data. */
@@ -70,6 +82,12 @@ export interface CheckoutView {
   detailsErased: boolean;
   /** `CURRENCY/PROTOCOL` once chosen. */
   chosenPair: string | null;
+  /**
+   * Once a pair paid on chain is chosen: what to send where, the quote's time and the payment's
+   * progress (PaymentInstructions, src/deposits/checkout-payments.service.ts). Its QR code is
+   * served at `GET /checkout/{token}/qr.svg`.
+   */
+  payment?: PaymentInstructions;
   /** The page's single-use nonce, for the next action; only while the checkout is open. */
   nonce?: string;
   /** How the payment ended (stage `ended`). */
@@ -114,6 +132,7 @@ export class CheckoutService {
     private readonly transactions: Transactions,
     private readonly refusals: CheckoutRefusals,
     private readonly accounts: AccountNumbers,
+    private readonly payments: CheckoutPayments,
     holders: PersonalDataHolders,
   ) {
     holders.register((tx, validationKey) => this.eraseIn(tx, validationKey, Date.now()));
@@ -220,6 +239,10 @@ export class CheckoutService {
         if (nonce) {
           await this.checkouts.replaceNonce(tx, checkout.validationKey, null, secretHash(nonce));
         }
+        const payment =
+          checkout.chosenPair === null
+            ? undefined
+            : await this.paymentOf(tx, checkout.validationKey, checkout.chosenPair, now);
         return {
           validationKey: checkout.validationKey,
           merchantName: profile?.name ?? checkout.merchantId,
@@ -231,12 +254,16 @@ export class CheckoutService {
           pairs: [],
           detailsErased: checkout.personalDataErasedAt !== null,
           chosenPair: checkout.chosenPair,
+          ...(payment ? { payment } : {}),
           ...(nonce ? { nonce } : {}),
           ...(stage === 'ended' ? { ended: endedOf(session) } : {}),
           frameAncestors: frameAncestors(session, profile?.checkoutOrigins ?? []),
         };
       });
-      if (view.stage === 'choose') view.pairs = await this.pairsFor(checkout.request);
+      if (view.stage === 'choose') {
+        const pairs = await this.pairsFor(checkout.merchantId, checkout.request, now);
+        view.pairs = pairs.map(({ settlement: _settlement, ...pair }) => pair);
+      }
       return view;
     });
   }
@@ -263,7 +290,7 @@ export class CheckoutService {
   ): Promise<CheckoutState> {
     return this.guarded(address, async () => {
       const { checkout } = await this.found(token);
-      const offered = await this.pairsFor(checkout.request);
+      const offered = await this.pairsFor(checkout.merchantId, checkout.request, now);
       const chosen = offered.find(
         (p) => p.currencyCode === pair.currencyCode && p.protocol === pair.protocol,
       );
@@ -275,7 +302,21 @@ export class CheckoutService {
       return this.transactions.run(async (tx) => {
         const current = await this.actionable(tx, token, nonce, now);
         const key = current.checkout.validationKey;
-        await this.checkouts.setChosenPair(tx, key, `${chosen.currencyCode}/${chosen.protocol}`);
+        await this.checkouts.setChosenPair(tx, key, pairName(chosen));
+        if (chosen.payable && chosen.settlement) {
+          await this.payments.choose(
+            tx,
+            {
+              validationKey: key,
+              merchantId: current.checkout.merchantId,
+              money: current.checkout.request.money,
+              currencyCode: chosen.currencyCode,
+              protocol: chosen.protocol,
+              settlement: chosen.settlement,
+            },
+            now,
+          );
+        }
         return { status: 'PENDING', stage: 'chosen' } satisfies CheckoutState;
       });
     });
@@ -469,18 +510,39 @@ export class CheckoutService {
     return session;
   }
 
-  private async pairsFor(request: CheckoutRequest): Promise<OfferedPair[]> {
+  /**
+   * The pairs the page offers: the catalog's enabled for the customer's country that can be paid
+   * on chain now (a settlement, the merchant's key for its network, a fresh rate in the session's
+   * currency); in the sandbox every enabled pair, each saying whether it can be.
+   */
+  private async pairsFor(
+    merchantId: string,
+    request: CheckoutRequest,
+    now: number,
+  ): Promise<(OfferedPair & { settlement: Settlement | null })[]> {
     if (!request.address) return [];
-    const page = await this.catalog.listEnabled({
-      countryCode: request.address.countryCode,
-      page: 0,
-      size: MAX_PAIRS,
-    });
-    return page.items.map(({ currencyCode, currencyName, protocol }) => ({
-      currencyCode,
-      currencyName,
-      protocol,
-    }));
+    const pairs = await this.catalog.enabledIn(request.address.countryCode, MAX_PAIRS);
+    const payable = await this.payments.payable(merchantId, request.money.currency, pairs, now);
+    return pairs
+      .map(({ currencyCode, currencyName, protocol, settlement }) => ({
+        currencyCode,
+        currencyName,
+        protocol,
+        payable: payable.has(pairName({ currencyCode, protocol })),
+        settlement,
+      }))
+      .filter((pair) => pair.payable || this.config.checkout.sandbox);
+  }
+
+  /** The payment step of the chosen pair, when it is paid on chain. */
+  private async paymentOf(
+    tx: Tx,
+    validationKey: string,
+    chosenPair: string,
+    now: number,
+  ): Promise<PaymentInstructions | undefined> {
+    const payment = await this.payments.instructions(tx, validationKey, now);
+    return payment?.pair === chosenPair ? payment : undefined;
   }
 
   /** Refused requests (4xx) count against the address's limit; a blocked address gets 429. */

@@ -8,7 +8,8 @@ import { isUniqueViolation } from '../database/dialect.js';
 import { Transactions, type Tx } from '../database/transactions.js';
 import { MerchantRepository } from '../merchants/merchant.repository.js';
 import { DEMO_MERCHANT_ID, merchantNotFound, requireMerchant } from '../merchants/merchant-id.js';
-import { receiveAddresses } from './deposit-address.js';
+import { boundedCache } from '../common/cache/bounded-cache.js';
+import { receiveAddressOn, receiveChain, type ReceiveChain } from './deposit-address.js';
 import {
   DepositKeyRecord,
   DepositKeyRepository,
@@ -30,12 +31,13 @@ const SHOWN_ADDRESSES = 3;
 
 const KEY_FIELD = 'extendedPublicKey';
 
-/** A key that will give the merchant's next address, and that address's index. */
-export interface TakenIndex {
-  key: DepositKeyRecord;
-  account: AccountKey;
-  index: number;
-}
+/**
+ * Memory for the keys' external chains kept derived: with one, an address costs one BIP32 step
+ * instead of two and the key's parsing (bench/README.md, "Deposit addresses").
+ */
+const CHAIN_CACHE_BYTES = 2 * 1024 * 1024;
+/** What a kept chain costs, roughly: its node (keys, chain code, points) and the key text. */
+const CHAIN_BYTES = 2048;
 
 /**
  * Merchants' watch-only deposit keys (docs/operators.md, "Deposit keys"): registered, shown with
@@ -47,6 +49,11 @@ export interface TakenIndex {
 @Injectable()
 export class DepositKeyService {
   private readonly logger = new Logger('Deposits');
+  /** The keys' external chains, by key text (a key's text never changes). */
+  private readonly chains = boundedCache<ReceiveChain>({
+    maxBytes: CHAIN_CACHE_BYTES,
+    sizeOf: () => CHAIN_BYTES,
+  });
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -118,7 +125,7 @@ export class DepositKeyService {
         });
         return record;
       });
-      return viewOf(stored, account);
+      return this.viewOf(stored);
     } catch (error) {
       // Another request registered the same key, or another key for this merchant, first.
       if (isUniqueViolation(error)) {
@@ -138,7 +145,7 @@ export class DepositKeyService {
       const known = await this.transactions.run((tx) => this.merchants.find(tx, merchantId));
       if (!known) throw merchantNotFound(merchantId);
     }
-    return keys.map((key) => viewOf(key, storedAccountKey(key.network, key.extendedPublicKey)));
+    return keys.map((key) => this.viewOf(key));
   }
 
   /**
@@ -204,10 +211,11 @@ export class DepositKeyService {
   }
 
   /**
-   * Takes the next index of the key, inside the caller's transaction (see takeIndex), and logs a
-   * warning when the key's gap reaches the wallets' limit.
+   * The key's next receive address and its index, taken inside the caller's transaction (see
+   * DepositKeyRepository.takeIndex); a warning in the log when the key's gap reaches the
+   * wallets' usual limit.
    */
-  async takeIndex(tx: Tx, key: DepositKeyRecord): Promise<TakenIndex> {
+  async nextAddress(tx: Tx, key: DepositKeyRecord): Promise<{ index: number; address: string }> {
     const index = await this.keys.takeIndex(tx, key.id);
     const gap = gapOf({ nextIndex: index + 1, fundedThrough: key.fundedThrough });
     if (gap === GAP_LIMIT) {
@@ -216,30 +224,45 @@ export class DepositKeyService {
         'Deposit address gap reached the wallets’ usual limit',
       );
     }
-    return { key, account: storedAccountKey(key.network, key.extendedPublicKey), index };
+    return { index, address: receiveAddressOn(this.chainOf(key), index) };
+  }
+
+  /** Records that the key's address at `index` received a deposit (the gap starts after it). */
+  funded(tx: Tx, keyId: number, index: number): Promise<void> {
+    return this.keys.funded(tx, keyId, index);
+  }
+
+  private chainOf(key: Pick<DepositKeyRecord, 'network' | 'extendedPublicKey'>): ReceiveChain {
+    let chain = this.chains.get(key.extendedPublicKey);
+    if (!chain) {
+      chain = receiveChain(storedAccountKey(key.network, key.extendedPublicKey));
+      this.chains.set(key.extendedPublicKey, chain);
+    }
+    return chain;
+  }
+
+  private viewOf(key: DepositKeyRecord): DepositKeyDto {
+    const chain = this.chainOf(key);
+    const gap = gapOf(key);
+    return {
+      network: key.network,
+      format: chain.key.format.prefix,
+      standard: chain.key.format.standard,
+      extendedPublicKey: key.extendedPublicKey,
+      fingerprint: key.fingerprint,
+      firstAddresses: Array.from({ length: SHOWN_ADDRESSES }, (_, i) => receiveAddressOn(chain, i)),
+      addressesGiven: key.nextIndex,
+      gap,
+      ...(gap >= GAP_LIMIT
+        ? {
+            gapWarning: `The last ${gap} addresses given received nothing: a wallet restored from this key may not look beyond ${GAP_LIMIT} unused addresses (raise its gap limit).`,
+          }
+        : {}),
+      createdAt: new Date(key.createdAt).toISOString(),
+    };
   }
 }
 
 function isSandboxKey(account: AccountKey): boolean {
   return SANDBOX_DEPOSIT_KEYS[account.network] === account.extendedPublicKey;
-}
-
-function viewOf(key: DepositKeyRecord, account: AccountKey): DepositKeyDto {
-  const gap = gapOf(key);
-  return {
-    network: key.network,
-    format: account.format.prefix,
-    standard: account.format.standard,
-    extendedPublicKey: key.extendedPublicKey,
-    fingerprint: key.fingerprint,
-    firstAddresses: receiveAddresses(account, 0, SHOWN_ADDRESSES),
-    addressesGiven: key.nextIndex,
-    gap,
-    ...(gap >= GAP_LIMIT
-      ? {
-          gapWarning: `The last ${gap} addresses given received nothing: a wallet restored from this key may not look beyond ${GAP_LIMIT} unused addresses (raise its gap limit).`,
-        }
-      : {}),
-    createdAt: new Date(key.createdAt).toISOString(),
-  };
 }

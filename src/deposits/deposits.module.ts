@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MerchantsModule } from '../merchants/merchants.module.js';
+import { DepositGapMetric } from './deposit-gap-metric.js';
 import { DepositKeysController } from './deposit-keys.controller.js';
 import { DepositKeyRepository } from './deposit-keys.repository.js';
 import { DepositKeyService } from './deposit-keys.service.js';
@@ -8,6 +9,9 @@ import { RatesController } from './rates.controller.js';
 import { RateRepository } from './rates.repository.js';
 import { RateService } from './rates.service.js';
 import { TypeOrmRateRepository } from './typeorm-rates.repository.js';
+import { CheckoutPayments } from './checkout-payments.service.js';
+import { DepositRepository } from './deposits.repository.js';
+import { TypeOrmDepositRepository } from './typeorm-deposits.repository.js';
 
 /**
  * Paying a checkout on chain (docs/operators.md, "Deposits"): merchants' watch-only keys, rates
@@ -22,7 +26,10 @@ import { TypeOrmRateRepository } from './typeorm-rates.repository.js';
     { provide: DepositKeyRepository, useClass: TypeOrmDepositKeyRepository },
     RateService,
     { provide: RateRepository, useClass: TypeOrmRateRepository },
+    CheckoutPayments,
+    DepositGapMetric,
+    { provide: DepositRepository, useClass: TypeOrmDepositRepository },
   ],
-  exports: [DepositKeyService, RateService],
+  exports: [DepositKeyService, RateService, CheckoutPayments],
 })
 export class DepositsModule {}
