@@ -128,4 +128,68 @@ describe('deposits on two instances (e2e)', () => {
     const [key] = await query<{ next_index: number }>('SELECT next_index FROM deposit_key');
     expect(key.next_index).toBe(sessions);
   });
+
+  it('of the same reports raced on both instances, exactly one transition and one callback per session', async () => {
+    const sessions = 12;
+    const keys = Array.from(
+      { length: sessions },
+      (_, i) => `vk_mi_race_${String(i).padStart(2, '0')}`,
+    );
+    const pages: { token: string; nonce: string }[] = [];
+    for (const [i, key] of keys.entries())
+      pages.push(await opened(i % 2 ? a : b, i % 2 ? b : a, key));
+    for (const [i, { token, nonce }] of pages.entries()) {
+      const chosen = await act((i % 2 ? a : b).url, token, 'pair', {
+        nonce,
+        currencyCode: 'USDT',
+        protocol: 'TRC20',
+      });
+      expect(chosen.status).toBe(200);
+    }
+    const addresses = new Map(
+      (
+        await query<{ validation_key: string; address: string }>(
+          "SELECT validation_key, address FROM deposit_address WHERE validation_key LIKE 'vk_mi_race_%'",
+        )
+      ).map((row) => [row.validation_key, row.address]),
+    );
+    const report = (instance: MainProcess, body: unknown) =>
+      http(`${instance.url}/admin/deposits`, { method: 'POST', headers: admin, body });
+    const transfer = (key: string, n: number, amount: string) => ({
+      network: 'tron',
+      address: addresses.get(key),
+      txid: `${key.slice(-2)}${String(n).padStart(62, '0')}`.replace(/_/g, '0'),
+      index: 0,
+      asset: USDT_ON_TRON.tokenContract,
+      amount,
+      confirmations: 20,
+    });
+    const answers = await Promise.all(
+      keys.flatMap((key, i) =>
+        i % 2
+          ? // The same whole payment reported twice on each instance.
+            [a, a, b, b].map((instance) => report(instance, transfer(key, 1, '10869566')))
+          : // Two halves of the payment at once, one on each instance: the second judged sees both.
+            [report(a, transfer(key, 1, '5434783')), report(b, transfer(key, 2, '5434783'))],
+      ),
+    );
+    expect(answers.filter((r) => r.status !== 200).map((r) => `${r.status} ${r.text}`)).toEqual([]);
+    const transitions = await query<{ validation_key: string; n: string }>(
+      "SELECT validation_key, COUNT(*) AS n FROM payment_session_transition WHERE validation_key LIKE 'vk_mi_race_%' AND to_status = 'SUCCESSFUL' GROUP BY validation_key ORDER BY validation_key",
+    );
+    expect(transitions.map((row) => [row.validation_key, Number(row.n)])).toEqual(
+      keys.map((key) => [key, 1]),
+    );
+    const callbacks = await query<{ validation_key: string; n: string }>(
+      "SELECT validation_key, COUNT(*) AS n FROM callback WHERE validation_key LIKE 'vk_mi_race_%' GROUP BY validation_key ORDER BY validation_key",
+    );
+    expect(callbacks.map((row) => [row.validation_key, Number(row.n)])).toEqual(
+      keys.map((key) => [key, 1]),
+    );
+    const deposits = await query<{ n: string }>(
+      "SELECT COUNT(*) AS n FROM deposit WHERE validation_key LIKE 'vk_mi_race_%'",
+    );
+    // One row per transfer, however often it was reported.
+    expect(Number(deposits[0].n)).toBe(sessions + sessions / 2);
+  });
 });

@@ -43,6 +43,8 @@ const BIG_BODY = JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 16) });
 const UNKNOWN_TOKEN = `ct_${'u'.repeat(43)}`;
 /** Nothing listens there: callbacks stay to be retried, which is all these tests need. */
 const NOWHERE = 'http://127.0.0.1:9';
+/** The standard test phrase's first EVM receive address: the sandbox's first EVM deposit address. */
+const SANDBOX_EVM_ADDRESS = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
 
 const seed = {
   cryptoPairs: [
@@ -517,6 +519,50 @@ describe('OpenAPI document against real answers (e2e)', () => {
     expect(listed.body.payload).toContainEqual(put.body);
   });
 
+  it('deposits a watcher reports: 200, 400, 404', async () => {
+    // A pair paid on chain in the sandbox: the demo merchant's published EVM key, the demo price.
+    await c.call('createCryptoPair', 201, {
+      headers: admin,
+      body: {
+        currencyCode: 'ETH',
+        currencyName: 'Ether',
+        protocol: 'ERC20',
+        countryCode: 'FR',
+        settlement: { network: 'evm', chainId: 1, decimals: 18, confirmations: 12 },
+      },
+    });
+    const body = initIframeBody('vk_contract_deposit', NOWHERE, {
+      address: { addressLine1: '1 rue de Rivoli', countryCode: 'FR', city: 'Paris' },
+    });
+    const started = await c.call('initIframe', 200, { headers: merchant, body });
+    const params = { token: started.body.payload[0].initializationToken };
+    const page = await c.call('getCheckoutPage', 200, { params });
+    const nonce = /data-nonce="([^"]+)"/.exec(page.text)![1];
+    await c.call('chooseCheckoutPair', 200, {
+      params,
+      body: { nonce, currencyCode: 'ETH', protocol: 'ERC20' },
+    });
+    const state = await c.call('getCheckoutState', 200, { params });
+    const { address } = state.body.payload[0].payment;
+    expect(address).toBe(SANDBOX_EVM_ADDRESS);
+    const transfer = {
+      network: 'evm',
+      address,
+      txid: `0x${'1'.repeat(64)}`,
+      index: 0,
+      asset: 'native',
+      amount: '3333333333333334',
+      confirmations: 1,
+    };
+    const seen = await c.call('reportDeposit', 200, { headers: admin, body: transfer });
+    expect(seen.body.payload[0]).toMatchObject({ counted: false, session: { status: 'PENDING' } });
+    await c.call('reportDeposit', 400, { headers: admin, body: { ...transfer, amount: 1 } });
+    await c.call('reportDeposit', 404, {
+      headers: admin,
+      body: { ...transfer, address: '0x6Fac4D18c912343BF86fa7049364Dd4E424Ab9C1' },
+    });
+  });
+
   it('callbacks and their secret: 200, 201, 202, 400, 404', async () => {
     const validationKey = 'vk_contract_callback_0001';
     // Nothing listens there: the callback stays to be retried, which is all this needs.
@@ -790,6 +836,10 @@ describe('OpenAPI document against real answers (e2e)', () => {
     }
     for (const body of examples('putRate')) {
       await c.call('putRate', 200, { headers: admin, params: { currencyCode: 'USDT' }, body });
+    }
+    for (const body of examples('reportDeposit')) {
+      // Its address is the one the sandbox gave above: the example's token is another asset.
+      await c.call('reportDeposit', 200, { headers: admin, body });
     }
     for (const body of examples('initIframe')) {
       await c.call('initIframe', 200, { headers: merchant, body });

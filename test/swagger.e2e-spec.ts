@@ -71,6 +71,7 @@ const ROUTES: [string, string][] = [
   ['delete', '/admin/merchants/{id}/deposit-keys/{network}'],
   ['put', '/admin/rates/{currencyCode}'],
   ['get', '/admin/rates'],
+  ['post', '/admin/deposits'],
 ];
 
 /** Served at the host root even under CONTEXT_PATH (their path item has a server `/`). */
@@ -431,6 +432,7 @@ describe('OpenAPI document (e2e)', () => {
         'deleteDepositKey',
         'putRate',
         'listRates',
+        'reportDeposit',
       ].sort(),
     );
     const canonical = operation(doc, 'get', CATALOG_PATHS[0]);

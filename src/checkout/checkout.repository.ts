@@ -105,6 +105,9 @@ export abstract class CheckoutRepository {
 
   abstract setState(tx: Tx, validationKey: string, state: 'open' | 'ended'): Promise<void>;
 
+  /** The expiry looks at the open checkout again at `until` (its session is held open). */
+  abstract postpone(tx: Tx, validationKey: string, until: number): Promise<void>;
+
   /**
    * Keys of open checkouts whose last token expired at `now` or before, at most `limit`; locked
    * for this transaction where several instances could claim the same ones (PostgreSQL skips

@@ -113,7 +113,7 @@ async function setup(env: Record<string, string> = {}) {
   const cache = createCache({ stores: [boundedMemoryStore(1024 * 1024)] });
   const catalog = new CatalogService(pairs, transactions, cache, config, audit);
   const refusals = new CheckoutRefusals(new FixedWindowStorage());
-  const deposits = depositServices(config, depositStores, transactions, audit);
+  const deposits = depositServices(config, depositStores, transactions, audit, paymentSessions);
   const service = new CheckoutService(
     config,
     checkouts,
@@ -124,7 +124,9 @@ async function setup(env: Record<string, string> = {}) {
     refusals,
     new AccountNumbers(randomBytes(32)),
     deposits.payments,
+    deposits.deposits,
     holders,
+    deposits.paidReports,
   );
   await merchants.createMerchant({ id: SHOP, name: 'Shop' });
   await merchants.createMerchant({ id: OTHER, name: 'Other' });

@@ -11,6 +11,8 @@ import {
   pairName,
   type PaymentInstructions,
 } from '../deposits/checkout-payments.service.js';
+import { DepositService, UNDERPAID } from '../deposits/deposits.service.js';
+import { PaidSessionReports } from '../deposits/paid-session-reports.js';
 import { originOf } from '../merchants/checkout-origins.js';
 import { DEMO_MERCHANT_ID } from '../merchants/merchant-id.js';
 import { MerchantService } from '../merchants/merchant.service.js';
@@ -48,6 +50,9 @@ import type { InitIframeDto } from './dto/init-iframe.dto.js';
 
 /** Checkouts expired, or erased, per transaction of the background job. */
 export const CHECKOUT_BATCH = 200;
+
+/** How soon the expiry looks again at a session held open by a deposit still confirming. */
+const HELD_RECHECK_MS = 60_000;
 
 /** Pairs the page offers at most (the catalog's largest page). */
 const MAX_PAIRS = 100;
@@ -105,6 +110,11 @@ export interface CheckoutState {
   status: SessionRecord['status'];
   stage: CheckoutStage;
   outcome?: WidgetOutcome;
+  /**
+   * The payment step while the payment is open, once a pair paid on chain is chosen (as
+   * CheckoutView's): its progress, and the quote, which may be renewed.
+   */
+  payment?: PaymentInstructions;
 }
 
 /** A tester's choice of outcome in the sandbox. */
@@ -133,9 +143,15 @@ export class CheckoutService {
     private readonly refusals: CheckoutRefusals,
     private readonly accounts: AccountNumbers,
     private readonly payments: CheckoutPayments,
+    private readonly deposits: DepositService,
     holders: PersonalDataHolders,
+    paidReports: PaidSessionReports,
   ) {
     holders.register((tx, validationKey) => this.eraseIn(tx, validationKey, Date.now()));
+    paidReports.register(async (tx, validationKey, payment) => {
+      const checkout = await this.checkouts.findIn(tx, validationKey);
+      return checkout && paidReport(checkout, payment.pair, payment.sourceMoney);
+    });
   }
 
   /**
@@ -234,15 +250,15 @@ export class CheckoutService {
       const view = await this.transactions.run(async (tx): Promise<CheckoutView> => {
         const session = await this.requireSession(tx, checkout.validationKey);
         const profile = await this.merchants.checkoutProfile(tx, checkout.merchantId);
-        const stage = stageOf(found, session, now);
+        const payment =
+          checkout.chosenPair === null
+            ? undefined
+            : await this.paymentOf(tx, checkout.validationKey, checkout.chosenPair, session, now);
+        const stage = stageOf(found, session, now, payment);
         const nonce = stage === 'choose' || stage === 'chosen' ? newPageNonce() : undefined;
         if (nonce) {
           await this.checkouts.replaceNonce(tx, checkout.validationKey, null, secretHash(nonce));
         }
-        const payment =
-          checkout.chosenPair === null
-            ? undefined
-            : await this.paymentOf(tx, checkout.validationKey, checkout.chosenPair, now);
         return {
           validationKey: checkout.validationKey,
           merchantName: profile?.name ?? checkout.merchantId,
@@ -272,11 +288,18 @@ export class CheckoutService {
   state(token: string, address: string, now = Date.now()): Promise<CheckoutState> {
     return this.guarded(address, async () => {
       const found = await this.found(token);
-      const session = await this.sessions.findListed(found.checkout.validationKey);
-      if (!session) throw unknownToken();
-      const stage = stageOf(found, session, now);
-      const outcome = widgetOutcomeOf(session.status, session.detailedStatus);
-      return { status: session.status, stage, ...(outcome ? { outcome } : {}) };
+      const { validationKey, chosenPair } = found.checkout;
+      if (chosenPair === null) {
+        const session = await this.sessions.findListed(validationKey);
+        if (!session) throw unknownToken();
+        return stateOf(found, session, now);
+      }
+      // A pair chosen: its payment step, whose quote may be renewed, in a transaction.
+      return this.transactions.run(async (tx) => {
+        const session = await this.requireSession(tx, validationKey);
+        const payment = await this.paymentOf(tx, validationKey, chosenPair, session, now);
+        return stateOf(found, session, now, payment);
+      });
     });
   }
 
@@ -376,25 +399,51 @@ export class CheckoutService {
     return this.sessions.transact(async (tx) => {
       const keys = await this.checkouts.dueForExpiry(tx, now, CHECKOUT_BATCH);
       if (keys.length === 0) return 0;
+      // Judged under the locks of the sessions' deposit addresses, before their states are read:
+      // a deposit report under way is seen whole, or not at all.
+      const decisions = await this.deposits.atExpiry(tx, keys, now);
       const sessions = await this.sessions.findManyIn(tx, keys);
-      const expired = [...sessions.values()]
-        .filter((session) => session.status === 'PENDING')
-        .map((session) => ({
+      const held: string[] = [];
+      const reports: { validationKey: string; report: PaymentReportDto }[] = [];
+      for (const session of sessions.values()) {
+        if (session.status !== 'PENDING') continue;
+        const decision = decisions.get(session.validationKey) ?? { kind: 'expire' };
+        if (decision.kind === 'hold') {
+          held.push(session.validationKey);
+          continue;
+        }
+        reports.push({
           validationKey: session.validationKey,
-          report: {
-            merchantId: session.merchantId,
-            status: 'NOT_COMPLETED',
-            detailedStatus: EXPIRED,
-          } as PaymentReportDto,
-        }));
+          report: (decision.kind === 'underpaid'
+            ? {
+                merchantId: session.merchantId,
+                status: 'FAILED',
+                detailedStatus: UNDERPAID,
+                errorMessage: decision.errorMessage,
+              }
+            : {
+                merchantId: session.merchantId,
+                status: 'NOT_COMPLETED',
+                detailedStatus: EXPIRED,
+              }) as PaymentReportDto,
+        });
+      }
       // A session another writer ended meanwhile is refused (onlyFrom) and stays as it is.
-      await this.sessions.transition(tx, expired, {
+      const results = await this.sessions.transition(tx, reports, {
         callbacks: true,
         actor: { kind: 'system' },
         onlyFrom: { statuses: ['PENDING'], conflict: ENDED },
       });
-      for (const key of keys) await this.checkouts.setState(tx, key, 'ended');
-      return keys.length;
+      const underpaid = reports
+        .filter(({ report }, i) => report.status === 'FAILED' && !(results[i] instanceof ApiError))
+        .map(({ validationKey }) => validationKey);
+      await this.deposits.flagUnderpaid(tx, underpaid, now);
+      for (const key of keys) {
+        // A deposit still confirming holds the session open: it is looked at again later.
+        if (held.includes(key)) await this.checkouts.postpone(tx, key, now + HELD_RECHECK_MS);
+        else await this.checkouts.setState(tx, key, 'ended');
+      }
+      return keys.length - held.length;
     });
   }
 
@@ -539,9 +588,10 @@ export class CheckoutService {
     tx: Tx,
     validationKey: string,
     chosenPair: string,
+    session: Pick<SessionRecord, 'status'>,
     now: number,
   ): Promise<PaymentInstructions | undefined> {
-    const payment = await this.payments.instructions(tx, validationKey, now);
+    const payment = await this.payments.instructions(tx, validationKey, session.status, now);
     return payment?.pair === chosenPair ? payment : undefined;
   }
 
@@ -611,9 +661,14 @@ function decimal(amountMinor: number): string {
 /**
  * SUCCESSFUL, made from the request: the money asked for (requested, sent and received; the
  * sandbox charges no fee), the merchant's references, the customer and the chosen pair, and a
- * new transactionReference.
+ * new transactionReference. Paid on chain, `sourceMoney` is what arrived: the crypto received,
+ * valued at the quote's price in the session's currency (docs/decisions.md).
  */
-function paidReport(checkout: CheckoutRecord, pair: string): PaymentReportDto {
+function paidReport(
+  checkout: CheckoutRecord,
+  pair: string,
+  received?: StoredMoney,
+): PaymentReportDto {
   const request = checkout.request;
   const money = { amount: decimal(request.money.amountMinor), currency: request.money.currency };
   const client = request.client;
@@ -621,7 +676,9 @@ function paidReport(checkout: CheckoutRecord, pair: string): PaymentReportDto {
     merchantId: checkout.merchantId,
     status: 'SUCCESSFUL',
     paymentResponse: {
-      sourceMoney: money,
+      sourceMoney: received
+        ? { amount: decimal(received.amountMinor), currency: received.currency }
+        : money,
       destinationMoney: money,
       totalFees: { amount: '0.00', currency: request.money.currency },
       money,
@@ -649,9 +706,33 @@ function paidReport(checkout: CheckoutRecord, pair: string): PaymentReportDto {
   } as PaymentReportDto;
 }
 
-function stageOf(found: TokenCheckout, session: SessionRecord, now: number): CheckoutStage {
+function stateOf(
+  found: TokenCheckout,
+  session: Pick<SessionRecord, 'status' | 'detailedStatus'>,
+  now: number,
+  payment?: PaymentInstructions,
+): CheckoutState {
+  const outcome = widgetOutcomeOf(session.status, session.detailedStatus);
+  return {
+    status: session.status,
+    stage: stageOf(found, session, now, payment),
+    ...(outcome ? { outcome } : {}),
+    ...(payment && session.status === 'PENDING' ? { payment } : {}),
+  };
+}
+
+/**
+ * Where the page stands. A token past its time shows the payment expired, unless a deposit was
+ * seen and is confirming: the session is held open, and the page keeps showing its progress.
+ */
+function stageOf(
+  found: TokenCheckout,
+  session: Pick<SessionRecord, 'status'>,
+  now: number,
+  payment?: PaymentInstructions,
+): CheckoutStage {
   if (session.status !== 'PENDING') return 'ended';
-  if (found.tokenExpiresAt <= now) return 'expired';
+  if (found.tokenExpiresAt <= now && payment?.progress.state !== 'seen') return 'expired';
   return found.checkout.chosenPair === null ? 'choose' : 'chosen';
 }
 

@@ -114,6 +114,10 @@ export class TypeOrmCheckoutRepository extends CheckoutRepository {
     await managerOf(tx).update(Checkout, { validationKey }, { state });
   }
 
+  async postpone(tx: Tx, validationKey: string, until: number): Promise<void> {
+    await managerOf(tx).update(Checkout, { validationKey }, { expiresAt: until });
+  }
+
   dueForExpiry(tx: Tx, now: number, limit: number): Promise<string[]> {
     return this.claim(tx, "c.state = 'open' AND c.expiresAt <= :at", now, limit);
   }

@@ -1,9 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error.js';
 import type { StoredMoney } from '../common/money.js';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import type { Tx } from '../database/transactions.js';
+import type { PaymentStatus } from '../payment-status/payment-status.types.js';
 import { formatAtomicUnits } from './crypto-amount.js';
+import { progressOf, type Progress } from './deposit-rules.js';
 import { DepositKeyService } from './deposit-keys.service.js';
 import {
   DepositAddressRecord,
@@ -13,7 +14,7 @@ import {
 } from './deposits.repository.js';
 import { NETWORK_RULES, type DepositNetwork } from './networks.js';
 import { paymentUri } from './payment-uri.js';
-import { quotedAmount, quoteStands } from './quote-rules.js';
+import { QuoteRenewal } from './quote-renewal.js';
 import { RateService } from './rates.service.js';
 import type { Settlement } from './settlement.js';
 
@@ -103,10 +104,10 @@ export interface PaymentInstructions extends AssetAmount {
 @Injectable()
 export class CheckoutPayments {
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly keys: DepositKeyService,
     private readonly rates: RateService,
     private readonly deposits: DepositRepository,
+    private readonly renewal: QuoteRenewal,
   ) {}
 
   /**
@@ -155,7 +156,11 @@ export class CheckoutPayments {
     if (address) await this.deposits.setAddressAsset(tx, address.id, asset);
     else address = await this.assign(tx, choice, now);
     if (current?.seenAt != null) return; // the same pair: the quote seen stands
-    await this.deposits.putQuote(tx, this.quote(choice, address, asset, price, now));
+    const terms = { validationKey, addressId: address.id, network: settlement.network, asset };
+    await this.deposits.putQuote(
+      tx,
+      this.renewal.fresh({ ...terms, money: choice.money }, price, now),
+    );
   }
 
   /**
@@ -166,25 +171,21 @@ export class CheckoutPayments {
   async instructions(
     tx: Tx,
     validationKey: string,
+    status: PaymentStatus,
     now = Date.now(),
   ): Promise<PaymentInstructions | undefined> {
-    let quote = await this.deposits.quoteIn(tx, validationKey);
-    if (!quote) return undefined;
-    const address = await this.deposits.addressByIdIn(tx, quote.addressId);
+    const stored = await this.deposits.quoteIn(tx, validationKey);
+    if (!stored) return undefined;
+    const address = await this.deposits.addressByIdIn(tx, stored.addressId);
     if (!address) return undefined;
-    let expired = false;
-    if (!quoteStands(quote, now)) {
-      const money = { amountMinor: quote.moneyMinor, currency: quote.fiat };
-      const price = await this.rates.priceIn(tx, quote.currencyCode, quote.fiat, now);
-      if (price === undefined) {
-        expired = true;
-      } else {
-        const choice = { ...quote, money, settlement: settlementOf(quote) };
-        quote = this.quote(choice, address, quote, price, now);
-        await this.deposits.putQuote(tx, quote);
-      }
-    }
-    return instructionsOf(quote, address, expired);
+    // Only an open payment's quote is renewed: an ended one shows what it was.
+    const { quote, renewed, expired } =
+      status === 'PENDING'
+        ? await this.renewal.inForce(tx, stored, now)
+        : { quote: stored, renewed: false, expired: false };
+    if (renewed) await this.deposits.putQuote(tx, quote);
+    const deposits = await this.deposits.depositsOfIn(tx, [validationKey]);
+    return instructionsOf(quote, address, expired, progressOf(quote, deposits, status));
   }
 
   /** Gives the session the merchant's next address on the choice's network. */
@@ -205,28 +206,6 @@ export class CheckoutPayments {
       assignedAt: now,
     };
     return { ...record, id: await this.deposits.insertAddress(tx, record) };
-  }
-
-  private quote(
-    choice: Omit<PaymentChoice, 'merchantId'>,
-    address: DepositAddressRecord,
-    asset: QuotedAsset,
-    price: string,
-    now: number,
-  ): QuoteRecord {
-    return {
-      validationKey: choice.validationKey,
-      addressId: address.id,
-      network: choice.settlement.network,
-      ...asset,
-      fiat: choice.money.currency,
-      moneyMinor: choice.money.amountMinor,
-      price,
-      amount: quotedAmount(choice.money, price, asset.decimals).toString(),
-      quotedAt: now,
-      expiresAt: now + this.config.deposits.quoteTtlSeconds * 1000,
-      seenAt: null,
-    };
   }
 }
 
@@ -254,16 +233,6 @@ function assetOf(
   };
 }
 
-function settlementOf(asset: QuotedAsset & { network: DepositNetwork }): Settlement {
-  return {
-    network: asset.network,
-    ...(asset.chainId === null ? {} : { chainId: asset.chainId }),
-    ...(asset.tokenContract === null ? {} : { tokenContract: asset.tokenContract }),
-    decimals: asset.decimals,
-    confirmations: asset.confirmations,
-  };
-}
-
 function notPayable(): ApiError {
   return new ApiError('CONFLICT', {
     message:
@@ -279,6 +248,7 @@ function instructionsOf(
   quote: QuoteRecord,
   address: DepositAddressRecord,
   expired: boolean,
+  progress: Progress,
 ): PaymentInstructions {
   const amount = BigInt(quote.amount);
   return {
@@ -306,9 +276,10 @@ function instructionsOf(
     quoteLocked: quote.seenAt !== null,
     confirmationsRequired: quote.confirmations,
     progress: {
-      state: 'waiting',
-      received: amountOf(0n, quote.decimals),
-      remaining: amountOf(amount, quote.decimals),
+      state: progress.state,
+      ...(progress.confirmations === undefined ? {} : { confirmations: progress.confirmations }),
+      received: amountOf(progress.received, quote.decimals),
+      remaining: amountOf(progress.remaining, quote.decimals),
     },
   };
 }

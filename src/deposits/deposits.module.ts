@@ -1,6 +1,11 @@
 import { Module } from '@nestjs/common';
 import { MerchantsModule } from '../merchants/merchants.module.js';
 import { DepositGapMetric } from './deposit-gap-metric.js';
+import { DepositsController } from './deposits.controller.js';
+import { DepositService } from './deposits.service.js';
+import { PaidSessionReports } from './paid-session-reports.js';
+import { QuoteRenewal } from './quote-renewal.js';
+import { PaymentStatusModule } from '../payment-status/payment-status.module.js';
 import { DepositKeysController } from './deposit-keys.controller.js';
 import { DepositKeyRepository } from './deposit-keys.repository.js';
 import { DepositKeyService } from './deposit-keys.service.js';
@@ -19,17 +24,20 @@ import { TypeOrmDepositRepository } from './typeorm-deposits.repository.js';
  * its payment instructions.
  */
 @Module({
-  imports: [MerchantsModule],
-  controllers: [DepositKeysController, RatesController],
+  imports: [MerchantsModule, PaymentStatusModule],
+  controllers: [DepositKeysController, RatesController, DepositsController],
   providers: [
     DepositKeyService,
     { provide: DepositKeyRepository, useClass: TypeOrmDepositKeyRepository },
     RateService,
     { provide: RateRepository, useClass: TypeOrmRateRepository },
     CheckoutPayments,
+    DepositService,
+    PaidSessionReports,
+    QuoteRenewal,
     DepositGapMetric,
     { provide: DepositRepository, useClass: TypeOrmDepositRepository },
   ],
-  exports: [DepositKeyService, RateService, CheckoutPayments],
+  exports: [DepositKeyService, RateService, CheckoutPayments, DepositService, PaidSessionReports],
 })
 export class DepositsModule {}

@@ -1,4 +1,5 @@
 import type { Tx } from '../database/transactions.js';
+import type { DepositRecord } from './deposit-rules.js';
 import type { DepositNetwork } from './networks.js';
 
 /** What a pair is paid in: the asset a watcher looks for at an address. */
@@ -40,7 +41,12 @@ export interface QuoteRecord extends QuotedAsset {
   seenAt: number | null;
 }
 
-/** Storage of deposit addresses and quotes. */
+/** What a report may change of a stored deposit. */
+export type DepositChange = Partial<
+  Pick<DepositRecord, 'confirmations' | 'counted' | 'flag' | 'flaggedAmount' | 'updatedAt'>
+>;
+
+/** Storage of deposit addresses, quotes and deposits. */
 export abstract class DepositRepository {
   abstract addressOfIn(
     tx: Tx,
@@ -60,4 +66,38 @@ export abstract class DepositRepository {
 
   /** Puts the session's quote in force, replacing the one before. */
   abstract putQuote(tx: Tx, quote: QuoteRecord): Promise<void>;
+
+  abstract quotesOfIn(tx: Tx, validationKeys: readonly string[]): Promise<QuoteRecord[]>;
+
+  /**
+   * The address a report names, locked until the transaction ends (PostgreSQL): the reports to
+   * one address, and the expiry of its session, take turns, so each judges what the one before
+   * it wrote.
+   */
+  abstract lockAddressIn(
+    tx: Tx,
+    network: DepositNetwork,
+    lookup: string,
+  ): Promise<DepositAddressRecord | undefined>;
+
+  /** The addresses of these sessions, locked likewise. */
+  abstract lockAddressesOfIn(
+    tx: Tx,
+    validationKeys: readonly string[],
+  ): Promise<DepositAddressRecord[]>;
+
+  abstract depositIn(
+    tx: Tx,
+    network: DepositNetwork,
+    txid: string,
+    outputIndex: number,
+  ): Promise<DepositRecord | undefined>;
+
+  /** The deposits of these sessions, in the order they were first seen. */
+  abstract depositsOfIn(tx: Tx, validationKeys: readonly string[]): Promise<DepositRecord[]>;
+
+  /** Stores a new deposit; its id. A unique violation when its (network, txid, index) exists. */
+  abstract insertDeposit(tx: Tx, deposit: Omit<DepositRecord, 'id'>): Promise<number>;
+
+  abstract updateDeposit(tx: Tx, id: number, change: DepositChange): Promise<void>;
 }

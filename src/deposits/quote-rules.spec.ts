@@ -1,4 +1,4 @@
-import { ageSeconds, isStale, quotedAmount, quoteStands } from './quote-rules.js';
+import { ageSeconds, fiatMinorOf, isStale, quotedAmount, quoteStands } from './quote-rules.js';
 
 const EUR = (amountMinor: number) => ({ amountMinor, currency: 'EUR' });
 
@@ -46,5 +46,20 @@ describe('quote rules', () => {
     expect(quoteStands({ expiresAt: 2000, seenAt: null }, 1999)).toBe(true);
     expect(quoteStands({ expiresAt: 2000, seenAt: null }, 2000)).toBe(false);
     expect(quoteStands({ expiresAt: 2000, seenAt: 1500 }, 10_000_000)).toBe(true);
+  });
+});
+
+describe('the value of a deposit in fiat', () => {
+  it('is the atomic amount at the quoted price, rounded down to the cent', () => {
+    // 10.869566 USDT at 0.92 EUR: 10.00000072 EUR → 10.00.
+    expect(fiatMinorOf(10_869_566n, '0.92', 6)).toBe(1000);
+    // 12 USDT at 0.92: 11.04 EUR exactly.
+    expect(fiatMinorOf(12_000_000n, '0.92', 6)).toBe(1104);
+    // 1 wei at 3000 EUR per ETH: nothing.
+    expect(fiatMinorOf(1n, '3000', 18)).toBe(0);
+  });
+
+  it('never exceeds the largest amount money can hold', () => {
+    expect(fiatMinorOf(10n ** 40n, '999999999', 0)).toBe(99_999_999_999_999);
   });
 });

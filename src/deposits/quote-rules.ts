@@ -1,4 +1,4 @@
-import type { StoredMoney } from '../common/money.js';
+import { MAX_AMOUNT_MINOR, type StoredMoney } from '../common/money.js';
 import { atomicAmountFor, parsePrice } from './crypto-amount.js';
 
 /** A rate as stored: a price of one unit in a fiat, and when it was put (epoch ms). */
@@ -45,4 +45,16 @@ export interface QuoteTimes {
  */
 export function quoteStands(quote: QuoteTimes, now: number): boolean {
   return quote.seenAt !== null || now < quote.expiresAt;
+}
+
+/**
+ * What `atomic` units of an asset were worth at `price`, in minor units of the price's fiat,
+ * rounded down (never more than arrived): the crypto received, as the payment response's
+ * `sourceMoney` states it in the session's currency.
+ */
+export function fiatMinorOf(atomic: bigint, price: string, decimals: number): number {
+  const parsed = parsePrice(price);
+  if (!parsed) throw new RangeError('A stored price is a positive decimal');
+  const minor = (atomic * parsed.coefficient * 100n) / 10n ** BigInt(decimals + parsed.scale);
+  return Number(minor > BigInt(MAX_AMOUNT_MINOR) ? BigInt(MAX_AMOUNT_MINOR) : minor);
 }

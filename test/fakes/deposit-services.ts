@@ -3,6 +3,10 @@ import type { AppConfig } from '../../src/config/app-config.js';
 import type { Transactions } from '../../src/database/transactions.js';
 import { CheckoutPayments } from '../../src/deposits/checkout-payments.service.js';
 import { DepositKeyService } from '../../src/deposits/deposit-keys.service.js';
+import { DepositService } from '../../src/deposits/deposits.service.js';
+import { PaidSessionReports } from '../../src/deposits/paid-session-reports.js';
+import type { PaymentSessionService } from '../../src/payment-status/payment-session.service.js';
+import { QuoteRenewal } from '../../src/deposits/quote-renewal.js';
 import { RateService } from '../../src/deposits/rates.service.js';
 import type { InMemoryDepositKeys, InMemoryDeposits, InMemoryRates } from './in-memory-deposits.js';
 import type { InMemoryMerchants } from './in-memory-merchants.js';
@@ -18,9 +22,13 @@ export function depositServices(
   },
   transactions: Transactions,
   audit: AuditTrail,
+  sessions: PaymentSessionService,
 ) {
   const keys = new DepositKeyService(config, stores.keys, stores.merchants, transactions, audit);
   const rates = new RateService(config, stores.rates, transactions, audit);
-  const payments = new CheckoutPayments(config, keys, rates, stores.deposits);
-  return { keys, rates, payments };
+  const renewal = new QuoteRenewal(config, rates);
+  const payments = new CheckoutPayments(keys, rates, stores.deposits, renewal);
+  const paidReports = new PaidSessionReports();
+  const deposits = new DepositService(stores.deposits, keys, sessions, paidReports, renewal, audit);
+  return { keys, rates, renewal, payments, deposits, paidReports };
 }

@@ -63,6 +63,11 @@ export class InMemoryCheckouts extends CheckoutRepository implements Rollbackabl
     this.required(validationKey).chosenPair = pair;
   }
 
+  async postpone(_tx: Tx, validationKey: string, until: number): Promise<void> {
+    const checkout = this.state.checkouts.get(validationKey);
+    if (checkout) checkout.expiresAt = until;
+  }
+
   async setState(_tx: Tx, validationKey: string, state: 'open' | 'ended'): Promise<void> {
     this.required(validationKey).state = state;
   }

@@ -5,8 +5,10 @@ import {
   gapOf,
   type KeyGap,
 } from '../../src/deposits/deposit-keys.repository.js';
+import type { DepositRecord } from '../../src/deposits/deposit-rules.js';
 import {
   DepositAddressRecord,
+  DepositChange,
   DepositRepository,
   QuotedAsset,
   QuoteRecord,
@@ -135,12 +137,13 @@ export class InMemoryRates extends RateRepository implements Rollbackable {
 interface DepositState {
   addresses: DepositAddressRecord[];
   quotes: Map<string, QuoteRecord>;
+  deposits: DepositRecord[];
   nextId: number;
 }
 
 /** Deposit addresses and quotes, with the database's constraints. */
 export class InMemoryDeposits extends DepositRepository implements Rollbackable {
-  protected state: DepositState = { addresses: [], quotes: new Map(), nextId: 1 };
+  protected state: DepositState = { addresses: [], quotes: new Map(), deposits: [], nextId: 1 };
 
   async addressOfIn(
     _tx: Tx,
@@ -183,6 +186,61 @@ export class InMemoryDeposits extends DepositRepository implements Rollbackable 
 
   async putQuote(_tx: Tx, quote: QuoteRecord): Promise<void> {
     this.state.quotes.set(quote.validationKey, copy(quote));
+  }
+
+  async quotesOfIn(_tx: Tx, validationKeys: readonly string[]): Promise<QuoteRecord[]> {
+    return copy(validationKeys.flatMap((key) => this.state.quotes.get(key) ?? []));
+  }
+
+  async lockAddressIn(
+    _tx: Tx,
+    network: DepositNetwork,
+    lookup: string,
+  ): Promise<DepositAddressRecord | undefined> {
+    const address = this.state.addresses.find((a) => a.network === network && a.lookup === lookup);
+    return address && copy(address);
+  }
+
+  async lockAddressesOfIn(
+    _tx: Tx,
+    validationKeys: readonly string[],
+  ): Promise<DepositAddressRecord[]> {
+    return copy(this.state.addresses.filter((a) => validationKeys.includes(a.validationKey)));
+  }
+
+  async depositIn(
+    _tx: Tx,
+    network: DepositNetwork,
+    txid: string,
+    outputIndex: number,
+  ): Promise<DepositRecord | undefined> {
+    const deposit = this.state.deposits.find(
+      (d) => d.network === network && d.txid === txid && d.outputIndex === outputIndex,
+    );
+    return deposit && copy(deposit);
+  }
+
+  async depositsOfIn(_tx: Tx, validationKeys: readonly string[]): Promise<DepositRecord[]> {
+    return copy(this.state.deposits.filter((d) => validationKeys.includes(d.validationKey)));
+  }
+
+  async insertDeposit(tx: Tx, deposit: Omit<DepositRecord, 'id'>): Promise<number> {
+    if (await this.depositIn(tx, deposit.network, deposit.txid, deposit.outputIndex)) {
+      throw uniqueViolation('deposit.network, deposit.txid, deposit.output_index');
+    }
+    const id = this.state.nextId++;
+    this.state.deposits.push({ ...copy(deposit), id });
+    return id;
+  }
+
+  async updateDeposit(_tx: Tx, id: number, change: DepositChange): Promise<void> {
+    const deposit = this.state.deposits.find((d) => d.id === id);
+    if (deposit) Object.assign(deposit, copy(change));
+  }
+
+  /** Every deposit stored, in the order first seen. */
+  deposits(): DepositRecord[] {
+    return copy(this.state.deposits);
   }
 
   /** Every address given, in the order given. */

@@ -1,3 +1,4 @@
+import { PaymentInstructionsDto } from '../../deposits/dto/payment-instructions.dto.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, Length, Matches } from 'class-validator';
 import { Omittable } from '../../common/validators.js';
@@ -82,6 +83,12 @@ export class CheckoutStateDto {
     description: 'Once ended: the widget callback it calls (then `complete`).',
   })
   outcome?: string;
+  @ApiPropertyOptional({
+    type: PaymentInstructionsDto,
+    description:
+      'While the payment is open, once a pair paid on chain is chosen: what to send where, the quote, and the progress of the deposits.',
+  })
+  payment?: PaymentInstructionsDto;
 }
 
 export class CheckoutStateEnvelopeDto {

@@ -1,15 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  IsIn,
-  IsInt,
-  IsString,
-  Max,
-  Min,
-  ValidateBy,
-  ValidateIf,
-  type ValidationArguments,
-} from 'class-validator';
+import { IsIn, IsInt, IsString, Max, Min, ValidateIf } from 'class-validator';
 import { Omittable } from '../../common/validators.js';
+import { FieldRule } from './field-rule.js';
 import { MAX_ASSET_DECIMALS } from '../crypto-amount.js';
 import { DEPOSIT_NETWORKS, type DepositNetwork } from '../networks.js';
 import {
@@ -25,22 +17,6 @@ const NETWORK_RULE = `must be one of ${DEPOSIT_NETWORKS.join(', ')}`;
 const CHAIN_ID_RULE = `must be the EVM chain id, an integer from 1 to ${MAX_CHAIN_ID}`;
 const DECIMALS_RULE = `must be an integer from 0 to ${MAX_ASSET_DECIMALS}`;
 const CONFIRMATIONS_RULE = `must be an integer from 1 to ${MAX_CONFIRMATIONS}`;
-
-/** A rule of one field that reads the settlement's other fields; refused with its own words. */
-function SettlementRule(
-  name: string,
-  refusal: (settlement: Partial<Settlement>, value: unknown) => string | undefined,
-): PropertyDecorator {
-  return ValidateBy({
-    name,
-    validator: {
-      validate: (value: unknown, args?: ValidationArguments) =>
-        refusal(args?.object as Partial<Settlement>, value) === undefined,
-      defaultMessage: (args?: ValidationArguments) =>
-        refusal(args?.object as Partial<Settlement>, args?.value) ?? 'is invalid',
-    },
-  });
-}
 
 /**
  * How a pair is paid on chain (docs/operators.md, "Settlement of a pair"): on a POST or PATCH of
@@ -61,7 +37,7 @@ export class SettlementDto implements Settlement {
   @ValidateIf(
     (settlement: SettlementDto) => settlement.network === 'evm' || settlement.chainId !== undefined,
   )
-  @SettlementRule('chainIdOfNetwork', (settlement) =>
+  @FieldRule<Settlement>('chainIdOfNetwork', (settlement) =>
     chainIdRefusal(settlement.network, settlement.chainId),
   )
   @Max(MAX_CHAIN_ID, { message: CHAIN_ID_RULE })
@@ -76,7 +52,7 @@ export class SettlementDto implements Settlement {
       'EIP-55 checksummed; TRON: T…). Absent for the network’s own coin (BTC, ETH, TRX, …).',
   })
   @Omittable()
-  @SettlementRule('tokenContractOfNetwork', (settlement, value) =>
+  @FieldRule<Settlement>('tokenContractOfNetwork', (settlement, value) =>
     tokenContractRefusal(settlement.network, value),
   )
   @IsString({ message: 'must be a text' })
@@ -90,7 +66,7 @@ export class SettlementDto implements Settlement {
     description:
       "The asset's on-chain decimals (BTC 8, ETH 18, TRX 6, USDT on Ethereum and TRON 6).",
   })
-  @SettlementRule('nativeDecimals', (settlement, value) =>
+  @FieldRule<Settlement>('nativeDecimals', (settlement, value) =>
     decimalsRefusal(settlement.network, settlement.tokenContract, value),
   )
   @Max(MAX_ASSET_DECIMALS, { message: DECIMALS_RULE })
