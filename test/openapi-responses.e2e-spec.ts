@@ -561,6 +561,15 @@ describe('OpenAPI document against real answers (e2e)', () => {
       headers: admin,
       body: { ...transfer, address: '0x6Fac4D18c912343BF86fa7049364Dd4E424Ab9C1' },
     });
+    const listed = await c.call('listWatchedAddresses', 200, {
+      headers: admin,
+      query: 'network=evm&chainId=1&size=1',
+    });
+    expect(listed.body.payload[0]).toMatchObject({ address, sessionFinal: false });
+    await c.call('listWatchedAddresses', 400, { headers: admin, query: 'network=tron&chainId=1' });
+    const deposits = await c.call('listDeposits', 200, { headers: admin, query: 'size=1' });
+    expect(deposits.body.payload[0]).toMatchObject({ txid: transfer.txid, counted: false });
+    await c.call('listDeposits', 400, { headers: admin, query: 'flagged=maybe' });
   });
 
   it('callbacks and their secret: 200, 201, 202, 400, 404', async () => {

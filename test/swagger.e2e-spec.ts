@@ -72,6 +72,8 @@ const ROUTES: [string, string][] = [
   ['put', '/admin/rates/{currencyCode}'],
   ['get', '/admin/rates'],
   ['post', '/admin/deposits'],
+  ['get', '/admin/deposits'],
+  ['get', '/admin/deposit-addresses'],
 ];
 
 /** Served at the host root even under CONTEXT_PATH (their path item has a server `/`). */
@@ -433,6 +435,8 @@ describe('OpenAPI document (e2e)', () => {
         'putRate',
         'listRates',
         'reportDeposit',
+        'listDeposits',
+        'listWatchedAddresses',
       ].sort(),
     );
     const canonical = operation(doc, 'get', CATALOG_PATHS[0]);

@@ -1,7 +1,15 @@
 import { Controller, HttpCode } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
 import { CurrentOperatorCall, type OperatorCall } from '../access/operator-call.js';
-import { ValidBody } from '../common/validation.js';
+import type { Listing } from '../common/http/envelope.js';
+import { ValidBody, ValidQuery } from '../common/validation.js';
+import { DepositLists, type ListedDeposit, type WatchedAddress } from './deposit-lists.js';
+import {
+  DepositListDto,
+  DepositListQueryDto,
+  WatchedAddressListDto,
+  WatchedAddressQueryDto,
+} from './dto/deposit-lists.dto.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
 import { DepositService, type DepositAnswer } from './deposits.service.js';
 import {
@@ -15,7 +23,66 @@ import { NATIVE_ASSET } from './settlement.js';
 @ApiTags('Operator: deposits')
 @Controller()
 export class DepositsController {
-  constructor(private readonly deposits: DepositService) {}
+  constructor(
+    private readonly deposits: DepositService,
+    private readonly lists: DepositLists,
+  ) {}
+
+  @Endpoint({
+    method: 'GET',
+    path: 'admin/deposit-addresses',
+    operationId: 'listWatchedAddresses',
+    summary: 'The deposit addresses a chain watcher watches, a page at a time',
+    description:
+      'A network’s addresses in the order they were given, with the asset each was last quoted ' +
+      'for (token contract, decimals, confirmations) and when it was given. `state=watching` ' +
+      '(the default): addresses whose session is open, or ended less than ' +
+      'LATE_DEPOSIT_WATCH_SECONDS ago (a late deposit is still flagged). Follow `nextCursor` ' +
+      'to the last page. A watcher needs no state of its own.',
+    access: 'operator',
+    role: 'viewer',
+    envelope: { kind: 'list' },
+    responses: [{ status: 200, type: WatchedAddressListDto }],
+    errors: ['INVALID_PARAMETER'],
+  })
+  async watched(
+    @ValidQuery() query: WatchedAddressQueryDto,
+  ): Promise<Listing<WatchedAddress, { nextCursor?: string }>> {
+    return this.lists.watched({
+      network: query.network,
+      ...(query.chainId === undefined ? {} : { chainId: query.chainId }),
+      state: query.state ?? 'watching',
+      size: query.size ?? 100,
+      ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+    });
+  }
+
+  @Endpoint({
+    method: 'GET',
+    path: 'admin/deposits',
+    operationId: 'listDeposits',
+    summary: 'Reported deposits, newest first: the flagged ones for an operator to act on',
+    description:
+      '`flagged=true`: deposits set apart: another asset or chain, late, overpaid (the excess ' +
+      'in `flaggedAmount`), underpaid at expiry (to refund). Filtered by session and network; ' +
+      'each page ends with `nextCursor` while older deposits are left.',
+    access: 'operator',
+    role: 'viewer',
+    envelope: { kind: 'list' },
+    responses: [{ status: 200, type: DepositListDto }],
+    errors: ['INVALID_PARAMETER'],
+  })
+  async list(
+    @ValidQuery() query: DepositListQueryDto,
+  ): Promise<Listing<ListedDeposit, { nextCursor?: string }>> {
+    return this.lists.deposits({
+      ...(query.flagged === undefined ? {} : { flagged: query.flagged === 'true' }),
+      ...(query.validationKey === undefined ? {} : { validationKey: query.validationKey }),
+      ...(query.network === undefined ? {} : { network: query.network }),
+      size: query.size ?? 20,
+      ...(query.cursor === undefined ? {} : { cursor: query.cursor }),
+    });
+  }
 
   @HttpCode(200)
   @Endpoint({

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MerchantsModule } from '../merchants/merchants.module.js';
 import { DepositGapMetric } from './deposit-gap-metric.js';
+import { DepositLists } from './deposit-lists.js';
 import { DepositsController } from './deposits.controller.js';
 import { DepositService } from './deposits.service.js';
 import { PaidSessionReports } from './paid-session-reports.js';
@@ -33,6 +34,7 @@ import { TypeOrmDepositRepository } from './typeorm-deposits.repository.js';
     { provide: RateRepository, useClass: TypeOrmRateRepository },
     CheckoutPayments,
     DepositService,
+    DepositLists,
     PaidSessionReports,
     QuoteRenewal,
     DepositGapMetric,
