@@ -262,6 +262,7 @@ const existing: Record<string, Record<string, string | number>> = {
   chooseCheckoutPair: { token: UNKNOWN_TOKEN },
   decideCheckoutOutcome: { token: UNKNOWN_TOKEN },
   cancelCheckout: { token: UNKNOWN_TOKEN },
+  sendSandboxDeposit: { token: UNKNOWN_TOKEN },
   getPaymentSession: { validationKey: DEMO_SESSION },
   updateMerchant: { id: 'demo' },
   getDemoPayment: { validationKey: 'vk_demo_none' },
@@ -545,6 +546,39 @@ describe('OpenAPI document against real answers (e2e)', () => {
     const state = await c.call('getCheckoutState', 200, { params });
     const { address } = state.body.payload[0].payment;
     expect(address).toBe(SANDBOX_EVM_ADDRESS);
+    // The sandbox's deposit button: refusals first, which leave the nonce unspent.
+    const fresh = await c.call('getCheckoutPage', 200, { params });
+    const pageNonce = /data-nonce="([^"]+)"/.exec(fresh.text)![1];
+    await c.call('sendSandboxDeposit', 400, { params, body: { nonce: pageNonce, amount: 'all' } });
+    await c.call('sendSandboxDeposit', 403, {
+      params,
+      body: { nonce: 'A'.repeat(32), amount: 'full' },
+    });
+    await c.call('sendSandboxDeposit', 404, {
+      params: { token: UNKNOWN_TOKEN },
+      body: { nonce: pageNonce, amount: 'full' },
+    });
+    const sent = await c.call('sendSandboxDeposit', 200, {
+      params,
+      body: { nonce: pageNonce, amount: 'under' },
+    });
+    expect(sent.body.payload[0].payment.progress.state).toBe('seen');
+    const unpaid = await c.call('initIframe', 200, {
+      headers: merchant,
+      body: initIframeBody('vk_contract_no_chain', NOWHERE),
+    });
+    const unpaidParams = { token: unpaid.body.payload[0].initializationToken };
+    const unpaidPage = await c.call('getCheckoutPage', 200, { params: unpaidParams });
+    const unpaidNonce = /data-nonce="([^"]+)"/.exec(unpaidPage.text)![1];
+    await c.call('chooseCheckoutPair', 200, {
+      params: unpaidParams,
+      body: { nonce: unpaidNonce, currencyCode: 'USDT', protocol: 'TRC20' },
+    });
+    const chosenPage = await c.call('getCheckoutPage', 200, { params: unpaidParams });
+    await c.call('sendSandboxDeposit', 409, {
+      params: unpaidParams,
+      body: { nonce: /data-nonce="([^"]+)"/.exec(chosenPage.text)![1], amount: 'full' },
+    });
     const transfer = {
       network: 'evm',
       address,
@@ -863,7 +897,12 @@ describe('OpenAPI document against real answers (e2e)', () => {
       body: initIframeBody('vk_contract_examples', NOWHERE),
     });
     const params = { token: opened.body.payload[0].initializationToken };
-    for (const operationId of ['chooseCheckoutPair', 'decideCheckoutOutcome', 'cancelCheckout']) {
+    for (const operationId of [
+      'chooseCheckoutPair',
+      'decideCheckoutOutcome',
+      'cancelCheckout',
+      'sendSandboxDeposit',
+    ]) {
       for (const body of examples(operationId)) {
         const refused = await c.call(operationId, 403, { params, body });
         expect(refused.body.errors[0].field).toBe('nonce');

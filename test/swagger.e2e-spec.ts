@@ -74,6 +74,7 @@ const ROUTES: [string, string][] = [
   ['post', '/admin/deposits'],
   ['get', '/admin/deposits'],
   ['get', '/admin/deposit-addresses'],
+  ['post', '/checkout/{token}/deposit'],
 ];
 
 /** Served at the host root even under CONTEXT_PATH (their path item has a server `/`). */
@@ -437,6 +438,7 @@ describe('OpenAPI document (e2e)', () => {
         'reportDeposit',
         'listDeposits',
         'listWatchedAddresses',
+        'sendSandboxDeposit',
       ].sort(),
     );
     const canonical = operation(doc, 'get', CATALOG_PATHS[0]);

@@ -13,6 +13,7 @@ import {
   CheckoutTokenParams,
   ChoosePairDto,
   PageActionDto,
+  SandboxDepositDto,
   SandboxOutcomeDto,
 } from './dto/checkout-page.dto.js';
 import { assetResponse, htmlResponse, type WebAnswer } from './web-answer.js';
@@ -227,6 +228,47 @@ export class CheckoutPageController {
         ? ({ outcome: 'paid' } as const)
         : ({ outcome: 'failed', reason: input.reason ?? 'INSUFFICIENT_FUNDS' } as const);
     return this.checkouts.decide(params.token, input.nonce, decision, address);
+  }
+
+  @HttpCode(200)
+  @Endpoint({
+    method: 'POST',
+    path: `${CHECKOUT_PATH}/:token/deposit`,
+    operationId: 'sendSandboxDeposit',
+    summary: "The sandbox's tester sends a deposit on chain (page action)",
+    description:
+      'A made-up transfer of the quoted asset to the checkout’s deposit address: the full ' +
+      'amount, half of it, or a tenth more, reported through the same deposit path as a ' +
+      "watcher's report, unconfirmed at first, then with one more confirmation each second " +
+      'until the pair’s number: the session follows (paid, overpaid and flagged, or underpaid ' +
+      "at expiry). Only with CHECKOUT_SANDBOX=true (403 otherwise). Needs the page's nonce.",
+    access: 'public',
+    envelope: { kind: 'payload' },
+    params: [TOKEN_PARAM],
+    body: true,
+    requestBody: {
+      type: SandboxDepositDto,
+      examples: {
+        full: {
+          summary: 'The quoted amount',
+          value: { nonce: 'Jx3mT0f8pY2kQ9wV5bR7cL1dN4hS6aZe', amount: 'full' },
+        },
+      },
+    },
+    responses: [ACTION_RESPONSE],
+    errors: ACTION_ERRORS,
+    errorNotes: {
+      ...ACTION_NOTES,
+      FORBIDDEN: `${ACTION_NOTES.FORBIDDEN} Also outside the sandbox.`,
+      CONFLICT: `${ACTION_NOTES.CONFLICT} Also before a pair paid on chain was chosen.`,
+    },
+  })
+  deposit(
+    @ValidParams() params: CheckoutTokenParams,
+    @ValidBody() input: SandboxDepositDto,
+    @ClientAddress() address: string,
+  ): Promise<CheckoutState> {
+    return this.checkouts.sandboxDeposit(params.token, input.nonce, input.amount, address);
   }
 
   @HttpCode(200)

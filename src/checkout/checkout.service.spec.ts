@@ -125,6 +125,7 @@ async function setup(env: Record<string, string> = {}) {
     new AccountNumbers(randomBytes(32)),
     deposits.payments,
     deposits.deposits,
+    deposits.sandboxDeposits,
     holders,
     deposits.paidReports,
   );

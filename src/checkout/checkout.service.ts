@@ -13,6 +13,7 @@ import {
 } from '../deposits/checkout-payments.service.js';
 import { DepositService, UNDERPAID } from '../deposits/deposits.service.js';
 import { PaidSessionReports } from '../deposits/paid-session-reports.js';
+import { SandboxDeposits, type SandboxDepositKind } from '../deposits/sandbox-deposits.js';
 import { originOf } from '../merchants/checkout-origins.js';
 import { DEMO_MERCHANT_ID } from '../merchants/merchant-id.js';
 import { MerchantService } from '../merchants/merchant.service.js';
@@ -144,6 +145,7 @@ export class CheckoutService {
     private readonly accounts: AccountNumbers,
     private readonly payments: CheckoutPayments,
     private readonly deposits: DepositService,
+    private readonly sandboxDeposits: SandboxDeposits,
     holders: PersonalDataHolders,
     paidReports: PaidSessionReports,
   ) {
@@ -374,6 +376,48 @@ export class CheckoutService {
               detailedStatus: decision.reason,
             } as PaymentReportDto);
       });
+    });
+  }
+
+  /**
+   * The sandbox's tester pays on chain: a full, an under- or an over-payment of the quote sent to
+   * the checkout's address and reported through the deposit path a watcher's report takes, its
+   * confirmations rising each second (SandboxDeposits). Spends the page's nonce.
+   */
+  sandboxDeposit(
+    token: string,
+    nonce: unknown,
+    kind: SandboxDepositKind,
+    address: string,
+    now = Date.now(),
+  ): Promise<CheckoutState> {
+    return this.guarded(address, async () => {
+      if (!this.config.checkout.sandbox) {
+        throw new ApiError('FORBIDDEN', {
+          message:
+            'Deposits are reported by a chain watcher; a page sends one only in the sandbox (CHECKOUT_SANDBOX=true).',
+        });
+      }
+      await this.found(token);
+      const payment = await this.transactions.run(async (tx) => {
+        const { checkout } = await this.actionable(tx, token, nonce, now);
+        const { validationKey, chosenPair } = checkout;
+        const shown =
+          chosenPair === null
+            ? undefined
+            : await this.paymentOf(tx, validationKey, chosenPair, { status: 'PENDING' }, now);
+        if (!shown) {
+          throw new ApiError('CONFLICT', {
+            message: 'Choose a pair paid on chain before sending a deposit.',
+          });
+        }
+        return shown;
+      });
+      const sent = await this.sandboxDeposits.send(payment, kind);
+      return this.state(token, address).then((state) => ({
+        ...state,
+        status: sent.session.status,
+      }));
     });
   }
 

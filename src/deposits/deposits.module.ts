@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { MerchantsModule } from '../merchants/merchants.module.js';
 import { DepositGapMetric } from './deposit-gap-metric.js';
 import { DepositLists } from './deposit-lists.js';
+import { SandboxDeposits } from './sandbox-deposits.js';
 import { DepositsController } from './deposits.controller.js';
 import { DepositService } from './deposits.service.js';
 import { PaidSessionReports } from './paid-session-reports.js';
@@ -35,11 +36,19 @@ import { TypeOrmDepositRepository } from './typeorm-deposits.repository.js';
     CheckoutPayments,
     DepositService,
     DepositLists,
+    SandboxDeposits,
     PaidSessionReports,
     QuoteRenewal,
     DepositGapMetric,
     { provide: DepositRepository, useClass: TypeOrmDepositRepository },
   ],
-  exports: [DepositKeyService, RateService, CheckoutPayments, DepositService, PaidSessionReports],
+  exports: [
+    DepositKeyService,
+    RateService,
+    CheckoutPayments,
+    DepositService,
+    PaidSessionReports,
+    SandboxDeposits,
+  ],
 })
 export class DepositsModule {}

@@ -8,6 +8,7 @@ import { PaidSessionReports } from '../../src/deposits/paid-session-reports.js';
 import type { PaymentSessionService } from '../../src/payment-status/payment-session.service.js';
 import { QuoteRenewal } from '../../src/deposits/quote-renewal.js';
 import { RateService } from '../../src/deposits/rates.service.js';
+import { SandboxDeposits } from '../../src/deposits/sandbox-deposits.js';
 import type { InMemoryDepositKeys, InMemoryDeposits, InMemoryRates } from './in-memory-deposits.js';
 import type { InMemoryMerchants } from './in-memory-merchants.js';
 
@@ -30,5 +31,6 @@ export function depositServices(
   const payments = new CheckoutPayments(keys, rates, stores.deposits, renewal);
   const paidReports = new PaidSessionReports();
   const deposits = new DepositService(stores.deposits, keys, sessions, paidReports, renewal, audit);
-  return { keys, rates, renewal, payments, deposits, paidReports };
+  const sandboxDeposits = new SandboxDeposits(deposits);
+  return { keys, rates, renewal, payments, deposits, paidReports, sandboxDeposits };
 }

@@ -95,7 +95,7 @@ export async function openPage(
 export function act(
   baseUrl: string,
   token: string,
-  action: 'pair' | 'outcome' | 'cancel',
+  action: 'pair' | 'outcome' | 'cancel' | 'deposit',
   body: Record<string, unknown>,
 ): Promise<HttpResult> {
   return http(`${baseUrl}/checkout/${token}/${action}`, { method: 'POST', body });

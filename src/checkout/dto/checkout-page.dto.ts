@@ -4,6 +4,7 @@ import { IsIn, IsString, Length, Matches } from 'class-validator';
 import { Omittable } from '../../common/validators.js';
 import { CURRENCY_CODE_PATTERN, PROTOCOL_PATTERN } from '../../common/codes.js';
 import { FAILURE_REASON_CODES, type FailureReason } from '../checkout-outcomes.js';
+import { SANDBOX_DEPOSIT_KINDS, type SandboxDepositKind } from '../../deposits/sandbox-deposits.js';
 
 const NONCE_DOC = {
   description:
@@ -70,6 +71,16 @@ export class SandboxOutcomeDto extends PageActionDto {
 }
 
 /** Where the checkout stands, as the page's script reads it. */
+export class SandboxDepositDto extends PageActionDto {
+  @ApiProperty({
+    enum: SANDBOX_DEPOSIT_KINDS,
+    example: 'full',
+    description: '`full`: the quoted amount; `under`: half of it; `over`: a tenth more.',
+  })
+  @IsIn(SANDBOX_DEPOSIT_KINDS, { message: `must be one of ${SANDBOX_DEPOSIT_KINDS.join(', ')}` })
+  amount: SandboxDepositKind;
+}
+
 export class CheckoutStateDto {
   @ApiProperty({ enum: ['SUCCESSFUL', 'PENDING', 'NOT_COMPLETED', 'FAILED'] }) status: string;
   @ApiProperty({
