@@ -9,7 +9,7 @@ import {
 } from './support/checkout.js';
 import { receiveAddress } from '../src/deposits/deposit-address.js';
 import { storedAccountKey } from '../src/deposits/extended-keys.js';
-import { freshAccount, PUBLISHED } from './support/deposits.js';
+import { decodeQrCode, freshAccount, PUBLISHED } from './support/deposits.js';
 import {
   adminHeaders,
   createOperator,
@@ -142,6 +142,29 @@ describe('deposits (e2e)', () => {
       headers: adminHeaders,
     });
     expect(callbacks.body.payload).toHaveLength(1);
+  });
+
+  it('shows the amount, the address and a QR code of the payment URI on the page', async () => {
+    const { token, address } = await paying('vk_dep_page');
+    addresses++;
+    const { page } = await openPage(t.url, token);
+    expect(page.text).toContain(
+      'Send exactly <strong class="crypto-amount">10.869566 USDT</strong> on TRON to this address:',
+    );
+    expect(page.text).toContain(`<code class="address">${address}</code>`);
+    expect(page.text).toContain(`<img class="qr-code" src="/checkout/${token}/qr.svg"`);
+    expect(page.text).not.toMatch(/<script>|<script [^>]*>[^<]/);
+    const qr = await http(`${t.url}/checkout/${token}/qr.svg`);
+    expect(qr.status).toBe(200);
+    expect(qr.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    expect(qr.headers.get('cache-control')).toBe('no-store');
+    expect(qr.headers.get('content-security-policy')).toBe("default-src 'none'");
+    // TRON's wallets read the address alone.
+    expect(decodeQrCode(qr.text)).toBe(address);
+    const unknown = await http(`${t.url}/checkout/ct_${'u'.repeat(43)}/qr.svg`);
+    expectEnvelope(unknown, 404, 'NOT_FOUND');
+    const unchosen = await tokenFor(t.url, initIframeBody('vk_dep_unchosen', receiver.url));
+    expectEnvelope(await http(`${t.url}/checkout/${unchosen}/qr.svg`), 404, 'NOT_FOUND');
   });
 
   it('settles an overpayment and flags it; counts a reorganised deposit again only once re-confirmed', async () => {

@@ -263,6 +263,7 @@ const existing: Record<string, Record<string, string | number>> = {
   decideCheckoutOutcome: { token: UNKNOWN_TOKEN },
   cancelCheckout: { token: UNKNOWN_TOKEN },
   sendSandboxDeposit: { token: UNKNOWN_TOKEN },
+  getCheckoutQrCode: { token: UNKNOWN_TOKEN },
   getPaymentSession: { validationKey: DEMO_SESSION },
   updateMerchant: { id: 'demo' },
   getDemoPayment: { validationKey: 'vk_demo_none' },
@@ -546,6 +547,9 @@ describe('OpenAPI document against real answers (e2e)', () => {
     const state = await c.call('getCheckoutState', 200, { params });
     const { address } = state.body.payload[0].payment;
     expect(address).toBe(SANDBOX_EVM_ADDRESS);
+    const qr = await c.call('getCheckoutQrCode', 200, { params });
+    expect(qr.text).toMatch(/^<svg /);
+    await c.call('getCheckoutQrCode', 404, { params: { token: UNKNOWN_TOKEN } });
     // The sandbox's deposit button: refusals first, which leave the nonce unspent.
     const fresh = await c.call('getCheckoutPage', 200, { params });
     const pageNonce = /data-nonce="([^"]+)"/.exec(fresh.text)![1];

@@ -75,6 +75,7 @@ const ROUTES: [string, string][] = [
   ['get', '/admin/deposits'],
   ['get', '/admin/deposit-addresses'],
   ['post', '/checkout/{token}/deposit'],
+  ['get', '/checkout/{token}/qr.svg'],
 ];
 
 /** Served at the host root even under CONTEXT_PATH (their path item has a server `/`). */
@@ -439,6 +440,7 @@ describe('OpenAPI document (e2e)', () => {
         'listDeposits',
         'listWatchedAddresses',
         'sendSandboxDeposit',
+        'getCheckoutQrCode',
       ].sort(),
     );
     const canonical = operation(doc, 'get', CATALOG_PATHS[0]);

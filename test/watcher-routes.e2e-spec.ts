@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { GatewayClient } from '../src/watcher/gateway-client.js';
 import { Outage } from '../src/watcher/outage.js';
 import { act, checkoutSeed, initIframeBody, openPage, tokenFor } from './support/checkout.js';
-import { PUBLISHED, putDepositKey } from './support/deposits.js';
+import { decodeQrCode, PUBLISHED, putDepositKey } from './support/deposits.js';
 import {
   adminHeaders,
   createOperator,
@@ -22,6 +22,7 @@ describe("the watcher's routes (e2e)", () => {
   let t: TestApp;
   let watcher: Record<string, string>;
   const given: Record<string, string> = {};
+  const tokens: Record<string, string> = {};
 
   const admin = (path: string, init: { method?: string; body?: unknown } = {}) =>
     http(`${t.url}${path}`, { ...init, headers: adminHeaders });
@@ -37,6 +38,7 @@ describe("the watcher's routes (e2e)", () => {
     expect((await act(t.url, token, 'pair', { nonce, currencyCode, protocol })).status).toBe(200);
     const status = await http(`${t.url}/checkout/${token}/status`);
     given[validationKey] = status.body.payload[0].payment.address;
+    tokens[validationKey] = token;
     return given[validationKey];
   }
 
@@ -141,6 +143,16 @@ describe("the watcher's routes (e2e)", () => {
     ]);
     expect((await watched('network=evm')).body.payload).toHaveLength(3);
     expect((await watched('network=tron')).body).toEqual({ payload: [] });
+  });
+
+  it('draws the EIP-681 token transfer in the QR code of an EVM token payment', async () => {
+    const svg = await http(`${t.url}/checkout/${tokens.vk_w_usdt}/qr.svg`);
+    expect(decodeQrCode(svg.text)).toBe(
+      `ethereum:${USDT_ETHEREUM}@1/transfer?address=${given.vk_w_usdt}&uint256=10869566`,
+    );
+    const coin = await http(`${t.url}/checkout/${tokens.vk_w_eth}/qr.svg`);
+    // 10.00 EUR at 3000 EUR per ETH, in wei, rounded up.
+    expect(decodeQrCode(coin.text)).toBe(`ethereum:${given.vk_w_eth}@1?value=3333333333333334`);
   });
 
   it('refuses a query that breaks its rules', async () => {

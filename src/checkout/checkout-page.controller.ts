@@ -4,7 +4,7 @@ import { ApiTags } from '@nestjs/swagger';
 import type { ErrorCode } from '../common/errors/error-catalog.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
 import { CHECKOUT_REFUSALS_LIMIT, CHECKOUT_REFUSALS_WINDOW_SECONDS } from './checkout-refusals.js';
-import { CHECKOUT_PATH, CheckoutPages } from './checkout-pages.js';
+import { CHECKOUT_PATH, CheckoutPages, QR_CODE_TYPE } from './checkout-pages.js';
 import { CheckoutService, type CheckoutState } from './checkout.service.js';
 import { ClientAddress } from './client-address.js';
 import {
@@ -115,6 +115,47 @@ export class CheckoutPageController {
   ): Promise<WebAnswer> {
     const view = await this.checkouts.page(params.token, address);
     return this.pages.page(view, params.token, query.origin);
+  }
+
+  @Endpoint({
+    method: 'GET',
+    path: `${CHECKOUT_PATH}/:token/qr.svg`,
+    operationId: 'getCheckoutQrCode',
+    summary: "The QR code of the checkout's payment (SVG)",
+    description:
+      'The payment URI of the payment step (BIP21, EIP-681, or the TRON address) as a QR code a wallet scans, drawn by the service: the page shows it as an image, without script. Never cached. Once a pair paid on chain is chosen, while the payment is open.',
+    access: 'public',
+    params: [TOKEN_PARAM],
+    responses: [
+      {
+        status: 200,
+        description: 'The QR code.',
+        headers: {
+          'Cache-Control': {
+            description: '`no-store`: the quote, and so the code, may change.',
+            required: true,
+            schema: { type: 'string' },
+          },
+        },
+        content: {
+          [QR_CODE_TYPE]: {
+            schema: { type: 'string' },
+            example: '<svg xmlns="http://www.w3.org/2000/svg" …</svg>',
+          },
+        },
+      },
+    ],
+    errors: PAGE_ERRORS,
+    errorNotes: {
+      NOT_FOUND: 'No checkout has this token, or it has no payment on chain open.',
+      RATE_LIMITED: REFUSALS_NOTE,
+    },
+  })
+  async qrCode(
+    @ValidParams() params: CheckoutTokenParams,
+    @ClientAddress() address: string,
+  ): Promise<WebAnswer> {
+    return this.pages.qrCode(await this.checkouts.paymentUri(params.token, address));
   }
 
   @Header('Cache-Control', 'no-store')

@@ -421,6 +421,33 @@ export class CheckoutService {
     });
   }
 
+  /**
+   * The payment URI of the checkout's payment step, for its QR code: while the payment is open
+   * and a pair paid on chain is chosen; NOT_FOUND otherwise. Changes nothing but a quote past its
+   * time (renewed, as the page would).
+   */
+  paymentUri(token: string, address: string, now = Date.now()): Promise<string> {
+    return this.guarded(address, async () => {
+      const { checkout } = await this.found(token);
+      const { validationKey, chosenPair } = checkout;
+      const payment =
+        chosenPair === null
+          ? undefined
+          : await this.transactions.run(async (tx) => {
+              const session = await this.requireSession(tx, validationKey);
+              if (session.status !== 'PENDING') return undefined;
+              return this.paymentOf(tx, validationKey, chosenPair, session, now);
+            });
+      if (!payment) {
+        throw new ApiError('NOT_FOUND', {
+          message: 'This checkout has no payment on chain to show.',
+          field: 'token',
+        });
+      }
+      return payment.paymentUri;
+    });
+  }
+
   /** The customer cancels: NOT_COMPLETED (ABANDONED_BY_USER). */
   cancel(token: string, nonce: unknown, address: string, now = Date.now()): Promise<CheckoutState> {
     return this.guarded(address, async () => {

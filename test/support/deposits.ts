@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { Resvg } from '@resvg/resvg-js';
+import jsqr from 'jsqr';
 import { HDKey } from '@scure/bip32';
 import { versionsOf } from '../../src/deposits/extended-key-versions.js';
 import { SANDBOX_DEPOSIT_KEYS } from '../../src/deposits/sandbox-keys.js';
@@ -59,4 +61,12 @@ export function putDepositKey(
     headers: adminHeaders,
     body: { extendedPublicKey },
   });
+}
+
+/** Draws a QR code's SVG as a renderer would (resvg) and reads it with a QR decoder (jsqr). */
+export function decodeQrCode(svg: string): string | undefined {
+  const modules = Number(/viewBox="0 0 (\d+) \1"/.exec(svg)![1]);
+  const image = new Resvg(svg, { fitTo: { mode: 'width', value: modules * 8 } }).render();
+  // jsqr is a CommonJS module whose types declare its function as the default export.
+  return jsqr.default(new Uint8ClampedArray(image.pixels), image.width, image.height)?.data;
 }
