@@ -356,12 +356,7 @@ export class CheckoutService {
     now = Date.now(),
   ): Promise<CheckoutState> {
     return this.guarded(address, async () => {
-      if (!this.config.checkout.sandbox) {
-        throw new ApiError('FORBIDDEN', {
-          message:
-            'The payment processor reports the outcome; a page chooses one only in the sandbox (CHECKOUT_SANDBOX=true).',
-        });
-      }
+      this.sandboxOnly('The payment processor reports the outcome; a page chooses one');
       await this.found(token);
       return this.end(token, nonce, now, (checkout) => {
         if (checkout.chosenPair === null) {
@@ -392,12 +387,7 @@ export class CheckoutService {
     now = Date.now(),
   ): Promise<CheckoutState> {
     return this.guarded(address, async () => {
-      if (!this.config.checkout.sandbox) {
-        throw new ApiError('FORBIDDEN', {
-          message:
-            'Deposits are reported by a chain watcher; a page sends one only in the sandbox (CHECKOUT_SANDBOX=true).',
-        });
-      }
+      this.sandboxOnly('Deposits are reported by a chain watcher; a page sends one');
       await this.found(token);
       const payment = await this.transactions.run(async (tx) => {
         const { checkout } = await this.actionable(tx, token, nonce, now);
@@ -614,6 +604,15 @@ export class CheckoutService {
       });
     }
     return found;
+  }
+
+  /** FORBIDDEN outside the sandbox: `what` happens there only. */
+  private sandboxOnly(what: string): void {
+    if (!this.config.checkout.sandbox) {
+      throw new ApiError('FORBIDDEN', {
+        message: `${what} only in the sandbox (CHECKOUT_SANDBOX=true).`,
+      });
+    }
   }
 
   private async found(token: string): Promise<TokenCheckout> {

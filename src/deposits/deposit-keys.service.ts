@@ -106,18 +106,7 @@ export class DepositKeyService {
           await this.keys.activate(tx, known.id);
           record = { ...known, active: true };
         } else {
-          const fresh: Omit<DepositKeyRecord, 'id'> = {
-            merchantId,
-            network,
-            extendedPublicKey: account.extendedPublicKey,
-            publicKey,
-            fingerprint: account.fingerprint,
-            active: true,
-            nextIndex: 0,
-            fundedThrough: -1,
-            createdAt: Date.now(),
-          };
-          record = { ...fresh, id: await this.keys.insert(tx, fresh) };
+          record = await this.insert(tx, merchantId, account, publicKey);
         }
         await this.audit.record(tx, call, {
           target: `${merchantId}/${network}`,
@@ -188,9 +177,19 @@ export class DepositKeyService {
     const publicKey = hex.encode(accountNode(account).publicKey!);
     const known = await this.keys.findByPublicKeyIn(tx, publicKey);
     if (known) return known.merchantId === merchantId ? known : undefined;
+    return this.insert(tx, merchantId, account, publicKey);
+  }
+
+  /** Stores a key new to the gateway as the merchant's current one, its sequence at 0. */
+  private async insert(
+    tx: Tx,
+    merchantId: string,
+    account: AccountKey,
+    publicKey: string,
+  ): Promise<DepositKeyRecord> {
     const fresh: Omit<DepositKeyRecord, 'id'> = {
       merchantId,
-      network,
+      network: account.network,
       extendedPublicKey: account.extendedPublicKey,
       publicKey,
       fingerprint: account.fingerprint,

@@ -10,7 +10,7 @@ export const SANDBOX_DEPOSIT_KINDS = ['full', 'under', 'over'] as const;
 export type SandboxDepositKind = (typeof SANDBOX_DEPOSIT_KINDS)[number];
 
 /** One more confirmation every this many milliseconds, until the pair's number. */
-export const SANDBOX_CONFIRMATION_MS = 1000;
+const SANDBOX_CONFIRMATION_MS = 1000;
 
 /**
  * The sandbox's deposit buttons: a made-up transfer to the checkout's address, reported through

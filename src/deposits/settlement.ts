@@ -66,10 +66,5 @@ export function canonicalSettlement(settlement: Settlement): Settlement {
   };
 }
 
-/** The asset a settlement pays in, as a watcher reports it: the token contract, or `native`. */
-export function assetOf(settlement: Pick<Settlement, 'tokenContract'>): string {
-  return settlement.tokenContract ?? NATIVE_ASSET;
-}
-
 /** What a watcher reports as the asset of a transfer of the network's own coin. */
 export const NATIVE_ASSET = 'native';

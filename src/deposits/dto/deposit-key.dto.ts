@@ -8,7 +8,7 @@ import {
 import { DEPOSIT_NETWORKS, type DepositNetwork } from '../networks.js';
 
 /** Longer than any key or phrase: the service, not a length rule, says what a text is. */
-export const MAX_KEY_INPUT_LENGTH = 4000;
+const MAX_KEY_INPUT_LENGTH = 4000;
 const KEY_RULE = `must be a text of 1 to ${MAX_KEY_INPUT_LENGTH} characters`;
 const NETWORK_RULE = `must be one of ${DEPOSIT_NETWORKS.join(', ')}`;
 

@@ -15,8 +15,8 @@ import { FieldRule } from './field-rule.js';
 const NETWORK_RULE = `must be one of ${DEPOSIT_NETWORKS.join(', ')}`;
 const CHAIN_ID_RULE = `must be an integer from 1 to ${MAX_CHAIN_ID}`;
 const CURSOR_RULE = 'must be the nextCursor of an earlier page';
-export const MAX_WATCHED_PAGE = 1000;
-export const MAX_DEPOSIT_PAGE = 100;
+const MAX_WATCHED_PAGE = 1000;
+const MAX_DEPOSIT_PAGE = 100;
 const sizeRule = (max: number) => `must be an integer from 1 to ${max}`;
 
 /** Query of GET /admin/deposit-addresses. */
