@@ -11,7 +11,12 @@
  */
 import { HDKey } from '@scure/bip32';
 import { parseArgs } from 'node:util';
-import { receiveAddress, receiveAddresses } from '../src/deposits/deposit-address.js';
+import {
+  receiveAddress,
+  receiveAddressOn,
+  receiveAddresses,
+  receiveChain,
+} from '../src/deposits/deposit-address.js';
 import { classifyAccountKey } from '../src/deposits/extended-keys.js';
 import { DEPOSIT_NETWORKS } from '../src/deposits/networks.js';
 import { paymentUri } from '../src/deposits/payment-uri.js';
@@ -57,6 +62,9 @@ const keys = Object.fromEntries(
   ]),
 );
 const chain = HDKey.fromExtendedKey(SANDBOX_DEPOSIT_KEYS.evm).deriveChild(0);
+const chains = Object.fromEntries(
+  DEPOSIT_NETWORKS.map((network) => [network, receiveChain(keys[network])]),
+);
 const RUN = 100;
 
 const measures: Measure[] = [
@@ -65,6 +73,11 @@ const measures: Measure[] = [
     {
       name: `${network}: receiveAddress (key read, chain, index)`,
       run: (i) => receiveAddress(keys[network], i),
+    },
+    {
+      // What an assignment costs: the service keeps each key's chain derived (DepositKeyService).
+      name: `${network}: receiveAddressOn a kept chain (one assignment)`,
+      run: (i) => receiveAddressOn(chains[network], i),
     },
     {
       name: `${network}: receiveAddresses, a run of ${RUN}, per address`,

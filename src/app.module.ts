@@ -10,6 +10,7 @@ import { CheckoutModule } from './checkout/checkout.module.js';
 import { ServiceState } from './common/service-state.js';
 import { APP_CONFIG, AppConfig } from './config/app-config.js';
 import { DatabaseModule } from './database/database.module.js';
+import { DepositsModule } from './deposits/deposits.module.js';
 import { dataSourceOptions } from './schema/data-source-options.js';
 import { SqliteConnection } from './database/sqlite-connection.js';
 import { HealthModule } from './health/health.module.js';
@@ -69,6 +70,7 @@ export class AppModule {
         MerchantsModule,
         CatalogModule,
         PaymentStatusModule,
+        DepositsModule,
         CheckoutModule,
         HealthModule,
         AdminModule,

@@ -10,6 +10,7 @@ import {
   initIframe,
   initIframeBody,
   openPage,
+  makePayable,
   tokenFor,
 } from './support/checkout.js';
 import {
@@ -244,6 +245,23 @@ describe('checkout (e2e)', () => {
       const second = await tokenFor(t.url, { ...body, money: { amount: 10, currency: 'EUR' } });
       expect(second).not.toBe(first);
       for (const token of [first, second]) {
+        const { page } = await openPage(t.url, token);
+        expect(page.status).toBe(200);
+        expect(page.text).toContain('data-stage="choose"');
+      }
+    });
+
+    it('answers identical requests sent at once alike: 200, one session, a token each', async () => {
+      const body = initIframeBody('vk_co_same', receiver.url);
+      const answers = await Promise.all(Array.from({ length: 20 }, () => initIframe(t.url, body)));
+      expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
+      const tokens = answers.map((answer) => answer.body.payload[0].initializationToken as string);
+      expect(new Set(tokens).size).toBe(tokens.length);
+      const history = await http(`${t.url}/admin/payment-sessions/vk_co_same/history`, {
+        headers: adminHeaders,
+      });
+      expect(history.body.payload).toHaveLength(1);
+      for (const token of tokens) {
         const { page } = await openPage(t.url, token);
         expect(page.status).toBe(200);
         expect(page.text).toContain('data-stage="choose"');
@@ -798,6 +816,8 @@ describe('checkout outside the sandbox (e2e)', () => {
     receiver = await WebhookReceiver.start();
     t = await startTestApp({ AUTH_MODE: 'api-key' });
     await t.seed(checkoutSeed());
+    // In production the page offers only pairs that can be paid on chain.
+    await makePayable(t.url);
   });
   afterAll(async () => {
     await t?.close();

@@ -162,6 +162,34 @@ describe('checkout on two instances (e2e)', () => {
     }
   });
 
+  it('answers identical init-iframe requests racing on the two instances alike: 200, one session, a token each', async () => {
+    const rounds = 12;
+    for (let round = 0; round < rounds; round++) {
+      const key = `vk_mi_same_${round}`;
+      const body = initIframeBody(key, receiver.url);
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => initIframe((i % 2 ? a : b).url, body, shopKey)),
+      );
+      expect({ key, statuses: answers.map((answer) => answer.status) }).toEqual({
+        key,
+        statuses: answers.map(() => 200),
+      });
+      const tokens = answers.map((answer) => answer.body.payload[0].initializationToken as string);
+      expect(new Set(tokens).size).toBe(tokens.length);
+      // One session, created once, and every token opens its page on either instance.
+      const history = await http(`${a.url}/admin/payment-sessions/${key}/history`, {
+        headers: admin,
+      });
+      expect(history.body.payload).toHaveLength(1);
+      expect((await lookup(b, key)).body.payload).toEqual([{ status: 'PENDING' }]);
+      for (const [i, token] of tokens.entries()) {
+        const { page } = await openPage((i % 2 ? b : a).url, token);
+        expect({ key, token: i, status: page.status }).toEqual({ key, token: i, status: 200 });
+        expect(page.text).toContain('data-stage="choose"');
+      }
+    }
+  });
+
   it('expires each checkout once, whichever instance sweeps: one transition, one callback', async () => {
     const keys = Array.from({ length: 24 }, (_, i) => `vk_mi_expired_${i}`);
     for (const [i, key] of keys.entries()) await start(i % 2 ? a : b, key);

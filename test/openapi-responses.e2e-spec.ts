@@ -19,6 +19,7 @@ import { successfulResponse } from './support/fixtures.js';
 import { initIframeBody } from './support/checkout.js';
 import { Webhook } from 'standardwebhooks';
 import { publishedDemoMerchant } from '../src/sandbox/demo-merchant.js';
+import { SANDBOX_DEPOSIT_KEYS } from '../src/deposits/sandbox-keys.js';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Doc = any;
@@ -42,6 +43,8 @@ const BIG_BODY = JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 16) });
 const UNKNOWN_TOKEN = `ct_${'u'.repeat(43)}`;
 /** Nothing listens there: callbacks stay to be retried, which is all these tests need. */
 const NOWHERE = 'http://127.0.0.1:9';
+/** The standard test phrase's first EVM receive address: the sandbox's first EVM deposit address. */
+const SANDBOX_EVM_ADDRESS = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
 
 const seed = {
   cryptoPairs: [
@@ -259,10 +262,16 @@ const existing: Record<string, Record<string, string | number>> = {
   chooseCheckoutPair: { token: UNKNOWN_TOKEN },
   decideCheckoutOutcome: { token: UNKNOWN_TOKEN },
   cancelCheckout: { token: UNKNOWN_TOKEN },
+  sendSandboxDeposit: { token: UNKNOWN_TOKEN },
+  getCheckoutQrCode: { token: UNKNOWN_TOKEN },
   getPaymentSession: { validationKey: DEMO_SESSION },
   updateMerchant: { id: 'demo' },
   getDemoPayment: { validationKey: 'vk_demo_none' },
   receiveDemoCallback: { kind: 'return' },
+  putDepositKey: { id: 'demo', network: 'evm' },
+  listDepositKeys: { id: 'demo' },
+  deleteDepositKey: { id: 'demo', network: 'evm' },
+  putRate: { currencyCode: 'USDT' },
 };
 
 /** The credentials of an operation's security scheme. */
@@ -462,6 +471,143 @@ describe('OpenAPI document against real answers (e2e)', () => {
       headers: admin,
       params: { id: 'initech', keyId: 'not-a-uuid' },
     });
+  });
+
+  it("merchants' deposit keys: 200, 204, 400, 404, 409", async () => {
+    const params = { id: 'other', network: 'bitcoin' };
+    const zpub = SANDBOX_DEPOSIT_KEYS.bitcoin;
+    await c.call('putDepositKey', 200, {
+      headers: admin,
+      params,
+      body: { extendedPublicKey: zpub },
+    });
+    await c.call('putDepositKey', 400, {
+      headers: admin,
+      params,
+      body: { extendedPublicKey: 'xprv-not-a-key' },
+    });
+    await c.call('putDepositKey', 404, {
+      headers: admin,
+      params: { ...params, id: 'nobody' },
+      body: { extendedPublicKey: zpub },
+    });
+    await c.call('putDepositKey', 409, {
+      headers: admin,
+      params: { ...params, id: 'demo' },
+      body: { extendedPublicKey: zpub },
+    });
+    const listed = await c.call('listDepositKeys', 200, {
+      headers: admin,
+      params: { id: 'other' },
+    });
+    expect(listed.body.payload.map((k: any) => k.network)).toEqual(['bitcoin']);
+    await c.call('listDepositKeys', 404, { headers: admin, params: { id: 'nobody' } });
+    await c.call('listDepositKeys', 400, { headers: admin, params: { id: '_bad' } });
+    await c.call('deleteDepositKey', 204, { headers: admin, params });
+    await c.call('deleteDepositKey', 404, { headers: admin, params });
+    await c.call('deleteDepositKey', 400, { headers: admin, params: { ...params, network: 'x' } });
+  });
+
+  it('rates: 200, 400', async () => {
+    const params = { currencyCode: 'usdt' };
+    const put = await c.call('putRate', 200, {
+      headers: admin,
+      params,
+      body: { fiat: 'EUR', price: '0.93' },
+    });
+    expect(put.body).toMatchObject({ currencyCode: 'USDT', stale: false });
+    await c.call('putRate', 400, { headers: admin, params, body: { fiat: 'EUR', price: 0.93 } });
+    const listed = await c.call('listRates', 200, { headers: admin });
+    expect(listed.body.payload).toContainEqual(put.body);
+  });
+
+  it('deposits a watcher reports: 200, 400, 404', async () => {
+    // A pair paid on chain in the sandbox: the demo merchant's published EVM key, the demo price.
+    await c.call('createCryptoPair', 201, {
+      headers: admin,
+      body: {
+        currencyCode: 'ETH',
+        currencyName: 'Ether',
+        protocol: 'ERC20',
+        countryCode: 'FR',
+        settlement: { network: 'evm', chainId: 1, decimals: 18, confirmations: 12 },
+      },
+    });
+    const body = initIframeBody('vk_contract_deposit', NOWHERE, {
+      address: { addressLine1: '1 rue de Rivoli', countryCode: 'FR', city: 'Paris' },
+    });
+    const started = await c.call('initIframe', 200, { headers: merchant, body });
+    const params = { token: started.body.payload[0].initializationToken };
+    const page = await c.call('getCheckoutPage', 200, { params });
+    const nonce = /data-nonce="([^"]+)"/.exec(page.text)![1];
+    await c.call('chooseCheckoutPair', 200, {
+      params,
+      body: { nonce, currencyCode: 'ETH', protocol: 'ERC20' },
+    });
+    const state = await c.call('getCheckoutState', 200, { params });
+    const { address } = state.body.payload[0].payment;
+    expect(address).toBe(SANDBOX_EVM_ADDRESS);
+    const qr = await c.call('getCheckoutQrCode', 200, { params });
+    expect(qr.text).toMatch(/^<svg /);
+    await c.call('getCheckoutQrCode', 404, { params: { token: UNKNOWN_TOKEN } });
+    // The sandbox's deposit button: refusals first, which leave the nonce unspent.
+    const fresh = await c.call('getCheckoutPage', 200, { params });
+    const pageNonce = /data-nonce="([^"]+)"/.exec(fresh.text)![1];
+    await c.call('sendSandboxDeposit', 400, { params, body: { nonce: pageNonce, amount: 'all' } });
+    await c.call('sendSandboxDeposit', 403, {
+      params,
+      body: { nonce: 'A'.repeat(32), amount: 'full' },
+    });
+    await c.call('sendSandboxDeposit', 404, {
+      params: { token: UNKNOWN_TOKEN },
+      body: { nonce: pageNonce, amount: 'full' },
+    });
+    const sent = await c.call('sendSandboxDeposit', 200, {
+      params,
+      body: { nonce: pageNonce, amount: 'under' },
+    });
+    expect(sent.body.payload[0].payment.progress.state).toBe('seen');
+    const unpaid = await c.call('initIframe', 200, {
+      headers: merchant,
+      body: initIframeBody('vk_contract_no_chain', NOWHERE),
+    });
+    const unpaidParams = { token: unpaid.body.payload[0].initializationToken };
+    const unpaidPage = await c.call('getCheckoutPage', 200, { params: unpaidParams });
+    const unpaidNonce = /data-nonce="([^"]+)"/.exec(unpaidPage.text)![1];
+    await c.call('chooseCheckoutPair', 200, {
+      params: unpaidParams,
+      body: { nonce: unpaidNonce, currencyCode: 'USDT', protocol: 'TRC20' },
+    });
+    const chosenPage = await c.call('getCheckoutPage', 200, { params: unpaidParams });
+    await c.call('sendSandboxDeposit', 409, {
+      params: unpaidParams,
+      body: { nonce: /data-nonce="([^"]+)"/.exec(chosenPage.text)![1], amount: 'full' },
+    });
+    const transfer = {
+      network: 'evm',
+      address,
+      txid: `0x${'1'.repeat(64)}`,
+      index: 0,
+      asset: 'native',
+      amount: '3333333333333334',
+      confirmations: 1,
+    };
+    const seen = await c.call('reportDeposit', 200, { headers: admin, body: transfer });
+    expect(seen.body.payload[0]).toMatchObject({ counted: false, session: { status: 'PENDING' } });
+    await c.call('reportDeposit', 400, { headers: admin, body: { ...transfer, amount: 1 } });
+    await c.call('reportDeposit', 404, {
+      headers: admin,
+      body: { ...transfer, address: '0x6Fac4D18c912343BF86fa7049364Dd4E424Ab9C1' },
+    });
+    const listed = await c.call('listWatchedAddresses', 200, {
+      headers: admin,
+      query: 'network=evm&chainId=1&size=1',
+    });
+    expect(listed.body.payload[0]).toMatchObject({ address, sessionFinal: false });
+    await c.call('listWatchedAddresses', 400, { headers: admin, query: 'network=tron&chainId=1' });
+    const deposits = await c.call('listDeposits', 200, { headers: admin, query: 'size=1' });
+    expect(deposits.body.payload[0]).toMatchObject({ txid: transfer.txid, counted: false });
+    await c.call('listDeposits', 400, { headers: admin, query: 'flagged=maybe' });
   });
 
   it('callbacks and their secret: 200, 201, 202, 400, 404', async () => {
@@ -728,6 +874,20 @@ describe('OpenAPI document against real answers (e2e)', () => {
     for (const body of examples('updateMerchant')) {
       await c.call('updateMerchant', 200, { headers: admin, params: { id: 'other' }, body });
     }
+    for (const body of examples('putDepositKey')) {
+      await c.call('putDepositKey', 200, {
+        headers: admin,
+        params: { id: 'other', network: 'bitcoin' },
+        body,
+      });
+    }
+    for (const body of examples('putRate')) {
+      await c.call('putRate', 200, { headers: admin, params: { currencyCode: 'USDT' }, body });
+    }
+    for (const body of examples('reportDeposit')) {
+      // Its address is the one the sandbox gave above: the example's token is another asset.
+      await c.call('reportDeposit', 200, { headers: admin, body });
+    }
     for (const body of examples('initIframe')) {
       await c.call('initIframe', 200, { headers: merchant, body });
     }
@@ -741,7 +901,12 @@ describe('OpenAPI document against real answers (e2e)', () => {
       body: initIframeBody('vk_contract_examples', NOWHERE),
     });
     const params = { token: opened.body.payload[0].initializationToken };
-    for (const operationId of ['chooseCheckoutPair', 'decideCheckoutOutcome', 'cancelCheckout']) {
+    for (const operationId of [
+      'chooseCheckoutPair',
+      'decideCheckoutOutcome',
+      'cancelCheckout',
+      'sendSandboxDeposit',
+    ]) {
       for (const body of examples(operationId)) {
         const refused = await c.call(operationId, 403, { params, body });
         expect(refused.body.errors[0].field).toBe('nonce');

@@ -114,6 +114,45 @@ const OPERATOR_ROUTES: { operationId: string; method: string; path: string; body
   { operationId: 'verifyAuditTrail', method: 'GET', path: '/admin/audit-events/verify' },
   { operationId: 'getAuditHead', method: 'GET', path: '/admin/audit-events/head' },
   { operationId: 'getMetrics', method: 'GET', path: '/metrics' },
+  {
+    operationId: 'putDepositKey',
+    method: 'PUT',
+    path: '/admin/merchants/nobody/deposit-keys/evm',
+    body: { extendedPublicKey: 'not a key' },
+  },
+  { operationId: 'listDepositKeys', method: 'GET', path: '/admin/merchants/acme/deposit-keys' },
+  {
+    operationId: 'deleteDepositKey',
+    method: 'DELETE',
+    path: '/admin/merchants/nobody/deposit-keys/evm',
+  },
+  {
+    operationId: 'putRate',
+    method: 'PUT',
+    path: '/admin/rates/USDT',
+    body: { fiat: 'EUR', price: '0.92' },
+  },
+  { operationId: 'listRates', method: 'GET', path: '/admin/rates' },
+  {
+    operationId: 'listWatchedAddresses',
+    method: 'GET',
+    path: '/admin/deposit-addresses?network=evm',
+  },
+  {
+    operationId: 'reportDeposit',
+    method: 'POST',
+    path: '/admin/deposits',
+    body: {
+      network: 'tron',
+      address: 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH',
+      txid: 'a'.repeat(64),
+      index: 0,
+      asset: 'native',
+      amount: '1',
+      confirmations: 1,
+    },
+  },
+  { operationId: 'listDeposits', method: 'GET', path: '/admin/deposits?flagged=true' },
 ];
 
 /** The roles, in the order of the matrix's columns. */
@@ -151,6 +190,14 @@ const MAY_CALL: Record<string, readonly Role[]> = {
   verifyAuditTrail: ['viewer', 'payments', 'catalog', 'admin'],
   getAuditHead: ['viewer', 'payments', 'catalog', 'admin'],
   getMetrics: ['viewer', 'payments', 'catalog', 'admin'],
+  putDepositKey: ['admin'],
+  listDepositKeys: ['viewer', 'payments', 'catalog', 'admin'],
+  deleteDepositKey: ['admin'],
+  putRate: ['catalog', 'admin'],
+  listRates: ['viewer', 'payments', 'catalog', 'admin'],
+  listWatchedAddresses: ['viewer', 'payments', 'catalog', 'admin'],
+  reportDeposit: ['payments', 'admin'],
+  listDeposits: ['viewer', 'payments', 'catalog', 'admin'],
 };
 
 const call = (t: TestApp, route: (typeof OPERATOR_ROUTES)[number], headers: object) =>

@@ -114,6 +114,7 @@ describe('PostgreSQL beside SQLite (e2e)', () => {
       }
       expect(Object.keys(schemas[0])).toEqual([
         'api_key',
+        'asset_rate',
         'audit_event',
         'callback',
         'callback_attempt',
@@ -121,6 +122,10 @@ describe('PostgreSQL beside SQLite (e2e)', () => {
         'checkout',
         'checkout_token',
         'crypto_pair',
+        'deposit',
+        'deposit_address',
+        'deposit_key',
+        'deposit_quote',
         'merchant',
         'operator',
         'payment_session',

@@ -66,6 +66,16 @@ const ROUTES: [string, string][] = [
   ['get', '/admin/payment-sessions'],
   ['get', '/admin/payment-sessions/{validationKey}'],
   ['patch', '/admin/merchants/{id}'],
+  ['put', '/admin/merchants/{id}/deposit-keys/{network}'],
+  ['get', '/admin/merchants/{id}/deposit-keys'],
+  ['delete', '/admin/merchants/{id}/deposit-keys/{network}'],
+  ['put', '/admin/rates/{currencyCode}'],
+  ['get', '/admin/rates'],
+  ['post', '/admin/deposits'],
+  ['get', '/admin/deposits'],
+  ['get', '/admin/deposit-addresses'],
+  ['post', '/checkout/{token}/deposit'],
+  ['get', '/checkout/{token}/qr.svg'],
 ];
 
 /** Served at the host root even under CONTEXT_PATH (their path item has a server `/`). */
@@ -422,6 +432,16 @@ describe('OpenAPI document (e2e)', () => {
         'listPaymentSessions',
         'getPaymentSession',
         'updateMerchant',
+        'putDepositKey',
+        'listDepositKeys',
+        'deleteDepositKey',
+        'putRate',
+        'listRates',
+        'reportDeposit',
+        'listDeposits',
+        'listWatchedAddresses',
+        'sendSandboxDeposit',
+        'getCheckoutQrCode',
       ].sort(),
     );
     const canonical = operation(doc, 'get', CATALOG_PATHS[0]);

@@ -18,7 +18,8 @@ export const stopLoad = () => running.forEach((instance) => instance.stop());
 /**
  * Autocannon against each of `ports` for `seconds`, the connections split between them. `request`:
  * `{ method, headers, body, path }` for one path, or with `next()` giving each request's path (the
- * request is then built anew each time, which costs the load generator more). With several ports
+ * request is then built anew each time, which costs the load generator more) and `nextBody()`
+ * each one's body. With several ports
  * the latencies are taken from every response, so the percentiles cover all of them.
  */
 async function load(ports, { connections, seconds, request }) {
@@ -40,7 +41,11 @@ async function load(ports, { connections, seconds, request }) {
                   ? {
                       method: request.method ?? 'GET',
                       body: request.body,
-                      setupRequest: (req) => ({ ...req, path: request.next() }),
+                      setupRequest: (req) => ({
+                        ...req,
+                        path: request.next(),
+                        ...(request.nextBody ? { body: request.nextBody() } : {}),
+                      }),
                     }
                   : { method: 'GET', path: request.path },
               ],

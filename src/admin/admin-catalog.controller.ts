@@ -3,7 +3,7 @@ import { ValidBody, ValidParams, ValidQuery } from '../common/validation.js';
 import { ApiTags } from '@nestjs/swagger';
 import { CatalogService } from '../catalog/catalog.service.js';
 import { CATALOG_ADMIN_PATH } from '../catalog/catalog.routes.js';
-import { CatalogQueryDto } from '../catalog/dto/catalog-query.dto.js';
+import { CatalogFiltersDto } from '../catalog/dto/catalog-query.dto.js';
 import {
   CRYPTO_PAIR_INPUT_EXAMPLES,
   CRYPTO_PAIR_PATCH_EXAMPLES,
@@ -34,7 +34,7 @@ export class AdminCatalogController {
     responses: [{ status: 200, type: AdminCatalogPageDto }],
     errors: ['INVALID_PARAMETER'],
   })
-  async list(@ValidQuery() query: CatalogQueryDto): Promise<Listing<StoredCryptoPairDto>> {
+  async list(@ValidQuery() query: CatalogFiltersDto): Promise<Listing<StoredCryptoPairDto>> {
     const { payload, total } = await this.catalog.listAll(query);
     return listingPage(payload, query, total);
   }

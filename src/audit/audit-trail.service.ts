@@ -12,6 +12,7 @@ import {
 } from './audit-chain.js';
 import { AuditHeads } from './audit-heads.js';
 import { AuditKeyring } from './audit-keys.js';
+import type { PageRequest } from '../database/prepared-reads.js';
 import { AuditFilter, AuditRepository } from './audit.repository.js';
 import type { Changes } from './changes.js';
 import { CountedRefusals, OTHER_ADDRESSES, RefusalCounts } from './refusal-counts.js';
@@ -264,8 +265,8 @@ export class AuditTrail extends RefusalRecorder implements BeforeApplicationShut
   }
 
   /** Events newest first, filtered, a page at a time. */
-  list(filter: AuditFilter, page: { page: number; size: number }) {
-    return this.transactions.run((tx) => this.events.list(tx, filter, page));
+  list(filter: AuditFilter, page: PageRequest) {
+    return this.events.list(filter, page);
   }
 
   /**

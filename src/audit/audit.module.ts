@@ -1,10 +1,8 @@
 import { Global, Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { databaseFileOf } from '../database/dialect.js';
 import { RefusalRecorder } from '../access/access-ports.js';
-import { AuditEventRow } from './audit-event.entity.js';
 import { AuditController } from './audit.controller.js';
 import { AuditHeads } from './audit-heads.js';
 import { AuditKeyring, auditKeyring, useAuditKeyring } from './audit-keys.js';
@@ -15,7 +13,6 @@ import { TypeOrmAuditRepository } from './typeorm-audit.repository.js';
 /** The audit trail; global, so that every feature records its changes into the one chain. */
 @Global()
 @Module({
-  imports: [TypeOrmModule.forFeature([AuditEventRow])],
   controllers: [AuditController],
   providers: [
     AuditTrail,

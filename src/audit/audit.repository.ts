@@ -1,3 +1,4 @@
+import type { Page, PageRequest } from '../database/prepared-reads.js';
 import type { Tx } from '../database/transactions.js';
 import type { AuditEvent, StoredAuditEvent } from './audit-chain.js';
 
@@ -43,12 +44,8 @@ export abstract class AuditRepository {
   /** The last event of the chain (its head), and the key that linked it. */
   abstract last(tx: Tx): Promise<Pick<AuditEvent, 'seq' | 'hash' | 'at' | 'keyId'> | undefined>;
   abstract insert(tx: Tx, events: readonly AuditEvent[]): Promise<void>;
-  /** Newest first. */
-  abstract list(
-    tx: Tx,
-    filter: AuditFilter,
-    page: { page: number; size: number },
-  ): Promise<{ rows: StoredAuditEvent[]; total: number }>;
+  /** Newest first, read afresh. */
+  abstract list(filter: AuditFilter, page: PageRequest): Promise<Page<StoredAuditEvent>>;
   /** Events after `seq`, in chain order, at most `limit`. */
   abstract after(tx: Tx, seq: number, limit: number): Promise<StoredAuditEvent[]>;
   /**

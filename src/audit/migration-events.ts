@@ -1,4 +1,6 @@
 import type { QueryRunner } from 'typeorm';
+import { kindOf } from '../database/dialect.js';
+import { forDatabase } from '../database/sql.js';
 import { AuditContent, GENESIS_HASH, linkOf } from './audit-chain.js';
 import { auditKeyringOf } from './audit-keys.js';
 import type { Changes } from './changes.js';
@@ -61,14 +63,12 @@ export async function appendMigrationEvent(
     hash: linkOf(content, key.key),
   };
   const columns = Object.keys(row);
+  const values = columns.map(() => '?').join(', ');
   await queryRunner.query(
-    `INSERT INTO audit_event (${columns.join(', ')}) VALUES (${placeholders(queryRunner, columns.length)})`,
+    forDatabase(
+      kindOf(queryRunner.connection),
+      `INSERT INTO audit_event (${columns.join(', ')}) VALUES (${values})`,
+    ),
     Object.values(row),
   );
-}
-
-/** `?, ?, …` (SQLite) or `$1, $2, …` (PostgreSQL): the statement's parameters. */
-export function placeholders(queryRunner: QueryRunner, count: number): string {
-  const postgres = queryRunner.connection.options.type === 'postgres';
-  return Array.from({ length: count }, (_, i) => (postgres ? `$${i + 1}` : '?')).join(', ');
 }

@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
 import { ServiceState } from '../common/service-state.js';
+import type { AppConfig } from '../config/app-config.js';
+import { PreparedReads } from '../database/prepared-reads.js';
 import { DatabaseFileMonitor } from '../database/database-file-monitor.js';
 import { dataSourceOptions } from '../schema/data-source-options.js';
 import { SqliteConnection } from '../database/sqlite-connection.js';
@@ -55,7 +57,8 @@ describe('the audit chain appended by the units of SQLite group transactions', (
       new WriteHealth(state),
       sqlite,
     );
-    trail = new AuditTrail(new TypeOrmAuditRepository(dataSource), transactions, keyring);
+    const reads = new PreparedReads(dataSource, { databasePoolSize: 1 } as AppConfig);
+    trail = new AuditTrail(new TypeOrmAuditRepository(dataSource, reads), transactions, keyring);
     statements = [];
     const run = sqlite.run.bind(sqlite);
     sqlite.run = (sql, parameters) => {

@@ -1,17 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import {
-  Between,
-  DataSource,
-  Equal,
-  FindOptionsWhere,
-  LessThanOrEqual,
-  MoreThan,
-  MoreThanOrEqual,
-  Raw,
-} from 'typeorm';
+import { DataSource, MoreThan } from 'typeorm';
 import { BATCH_ROWS, type BatchColumn, insertBatch } from '../database/batch-statements.js';
 import { kindOf } from '../database/dialect.js';
+import { EntityColumns } from '../database/entity-columns.js';
+import { type Page, type PageRequest, PreparedReads } from '../database/prepared-reads.js';
 import { execute } from '../database/sql.js';
 import type { Tx } from '../database/transactions.js';
 import { MemoKey, type TransactionMemo } from '../database/transaction-memo.js';
@@ -22,31 +15,23 @@ import { AuditFilter, AuditRepository, ChainHead } from './audit.repository.js';
 import { AUDIT_CHAIN_LOCK } from './migration-events.js';
 import { asciiLowerCase } from '../common/validators.js';
 
-/** The head of the chain: on the write path of every audited change, a plain statement. */
-const LAST_EVENT =
-  'SELECT seq, hash, at, key_id AS "keyId" FROM audit_event ORDER BY seq DESC LIMIT 1';
-/** An event's columns, as written (src/database/batch-statements.ts). */
-const EVENT_COLUMNS: BatchColumn[] = [
-  { name: 'seq', type: 'integer' },
-  { name: 'at', type: 'text' },
-  { name: 'actor_kind', type: 'text' },
-  { name: 'operator_id', type: 'text' },
-  { name: 'operator_name', type: 'text' },
-  { name: 'action', type: 'text' },
-  { name: 'target', type: 'text' },
-  { name: 'outcome', type: 'integer' },
-  { name: 'request_id', type: 'text' },
-  { name: 'changes', type: 'text' },
-  { name: 'reason', type: 'text' },
-  { name: 'key_id', type: 'text' },
-  { name: 'prev_hash', type: 'text' },
-  { name: 'hash', type: 'text' },
-];
-/**
- * Events appended after the head the transaction remembers, only if that is the head still: the
- * check and the insert are one statement, so a head remembered wrongly is caught, never linked to.
- */
-const STILL_THE_HEAD = '(SELECT seq, hash FROM audit_event ORDER BY seq DESC LIMIT 1) = (?, ?)';
+/** An event's properties, in the order of its batch's columns (eventValues). */
+const EVENT = [
+  'seq',
+  'at',
+  'actorKind',
+  'operatorId',
+  'operatorName',
+  'action',
+  'target',
+  'outcome',
+  'requestId',
+  'changes',
+  'reason',
+  'keyId',
+  'prevHash',
+  'hash',
+] as const satisfies readonly (keyof AuditEventRow)[];
 
 /**
  * The head of the chain as this transaction's last append left it (SQLite's grouped
@@ -57,9 +42,28 @@ const CHAIN_HEAD = new MemoKey<ChainHead>('audit chain head');
 @Injectable()
 export class TypeOrmAuditRepository extends AuditRepository {
   private readonly logger = new Logger('Audit');
+  private readonly table: string;
+  private readonly columns: BatchColumn[];
+  /** The head of the chain: on the write path of every audited change, a plain statement. */
+  private readonly lastEvent: string;
+  /**
+   * Events appended after the head the transaction remembers, only if that is the head still: the
+   * check and the insert are one statement, so a head remembered wrongly is caught, never linked
+   * to.
+   */
+  private readonly stillTheHead: string;
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly reads: PreparedReads,
+  ) {
     super();
+    const events = new EntityColumns(dataSource, AuditEventRow);
+    this.table = events.table;
+    this.columns = events.batch(EVENT);
+    const newestFirst = `FROM ${events.table} ORDER BY ${events.name('seq')} DESC LIMIT 1`;
+    this.lastEvent = `SELECT ${events.selectList(['seq', 'hash', 'at', 'keyId'])} ${newestFirst}`;
+    this.stillTheHead = `(SELECT ${events.selectList(['seq', 'hash'])} ${newestFirst}) = (?, ?)`;
   }
 
   /**
@@ -80,13 +84,9 @@ export class TypeOrmAuditRepository extends AuditRepository {
       const events = next(known);
       // One statement checks the head for all of them: at most a statement's worth of rows.
       if (events.length <= BATCH_ROWS) {
-        const inserted = await insertBatch(
-          tx,
-          'audit_event',
-          EVENT_COLUMNS,
-          events.map(eventValues),
-          { onlyIf: { sql: STILL_THE_HEAD, parameters: [known.seq, known.hash] } },
-        );
+        const inserted = await insertBatch(tx, this.table, this.columns, events.map(eventValues), {
+          onlyIf: { sql: this.stillTheHead, parameters: [known.seq, known.hash] },
+        });
         if (inserted === events.length) {
           rememberHead(memo, events);
           return events;
@@ -119,50 +119,34 @@ export class TypeOrmAuditRepository extends AuditRepository {
   async last(tx: Tx): Promise<Pick<AuditEvent, 'seq' | 'hash' | 'at' | 'keyId'> | undefined> {
     const { rows } = await execute<Pick<AuditEvent, 'seq' | 'hash' | 'at' | 'keyId'>>(
       tx,
-      LAST_EVENT,
+      this.lastEvent,
     );
     const row = rows[0];
     return row ? { seq: Number(row.seq), hash: row.hash, at: row.at, keyId: row.keyId } : undefined;
   }
 
   async insert(tx: Tx, events: readonly AuditEvent[]): Promise<void> {
-    await insertBatch(tx, 'audit_event', EVENT_COLUMNS, events.map(eventValues));
+    await insertBatch(tx, this.table, this.columns, events.map(eventValues));
   }
 
-  async list(
-    tx: Tx,
-    filter: AuditFilter,
-    { page, size }: { page: number; size: number },
-  ): Promise<{ rows: StoredAuditEvent[]; total: number }> {
-    const where: FindOptionsWhere<AuditEventRow> = {};
-    if (filter.action !== undefined) where.action = Equal(filter.action);
-    if (filter.target !== undefined) where.target = Equal(filter.target);
-    if (filter.from !== undefined && filter.to !== undefined) {
-      where.at = Between(filter.from, filter.to);
-    } else if (filter.from !== undefined) {
-      where.at = MoreThanOrEqual(filter.from);
-    } else if (filter.to !== undefined) {
-      where.at = LessThanOrEqual(filter.to);
+  async list(filter: AuditFilter, page: PageRequest): Promise<Page<StoredAuditEvent>> {
+    const read = this.reads.of(AuditEventRow, 'e');
+    const where = read.query;
+    if (filter.action !== undefined)
+      where.andWhere('e.action = :action', { action: filter.action });
+    if (filter.target !== undefined)
+      where.andWhere('e.target = :target', { target: filter.target });
+    if (filter.from !== undefined) where.andWhere('e.at >= :from', { from: filter.from });
+    if (filter.to !== undefined) where.andWhere('e.at <= :to', { to: filter.to });
+    if (filter.operator !== undefined) {
+      // Names are unique regardless of case, and ASCII: LOWER folds them alike everywhere.
+      where.andWhere('(e.operatorId = :operator OR LOWER(e.operatorName) = :operatorName)', {
+        operator: filter.operator,
+        operatorName: asciiLowerCase(filter.operator),
+      });
     }
-    const wheres =
-      filter.operator === undefined
-        ? [where]
-        : [
-            { ...where, operatorId: Equal(filter.operator) },
-            // Names are unique regardless of case, and ASCII: LOWER folds them alike everywhere.
-            {
-              ...where,
-              operatorName: Raw((column) => `LOWER(${column}) = :operatorName`, {
-                operatorName: asciiLowerCase(filter.operator),
-              }),
-            },
-          ];
-    const [rows, total] = await managerOf(tx).findAndCount(AuditEventRow, {
-      where: wheres,
-      order: { seq: 'DESC' },
-      skip: page * size,
-      take: size,
-    });
+    where.orderBy('e.seq', 'DESC');
+    const { rows, total } = await read.page(page);
     return { rows: rows.map(toEvent), total };
   }
 
@@ -195,7 +179,7 @@ function rememberHead(memo: TransactionMemo, events: readonly ChainHead[]): void
   if (last) memo.set(CHAIN_HEAD, { seq: last.seq, hash: last.hash });
 }
 
-/** An event's values, in EVENT_COLUMNS' order. */
+/** An event's values, in EVENT's order. */
 function eventValues(event: AuditEvent): unknown[] {
   return [
     event.seq,

@@ -74,16 +74,15 @@ export abstract class CallbackRepository {
     changes: Pick<CallbackRecord, 'state' | 'nextAttemptAt' | 'stateAfterRedelivery'>,
   ): Promise<void>;
 
-  /** The session's callbacks, oldest first, each with its attempts, oldest first. */
+  /** The session's callbacks, oldest first, each with its attempts, oldest first; read afresh. */
   abstract listForSession(
-    tx: Tx,
     validationKey: string,
   ): Promise<(CallbackRecord & { attemptList: AttemptRecord[] })[]>;
 
-  abstract countByState(tx: Tx): Promise<Record<CallbackState, number>>;
+  /** The callback's attempts, oldest first, inside the caller's transaction. */
+  abstract attemptsOf(tx: Tx, id: string): Promise<AttemptRecord[]>;
 
-  /** When the next pending callback is due, if any. */
-  abstract nextDueAt(tx: Tx): Promise<number | undefined>;
+  abstract countByState(tx: Tx): Promise<Record<CallbackState, number>>;
 
   /** The bodies of the session's callbacks, by callback id. */
   abstract bodiesOf(tx: Tx, validationKey: string): Promise<{ id: string; body: string }[]>;

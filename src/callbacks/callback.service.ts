@@ -79,9 +79,7 @@ export class CallbackService extends CallbackOutbox {
 
   /** The session's callbacks, oldest first. */
   async list(validationKey: string): Promise<CallbackViewDto[]> {
-    const callbacks = await this.transactions.run((tx) =>
-      this.callbacks.listForSession(tx, validationKey),
-    );
+    const callbacks = await this.callbacks.listForSession(validationKey);
     return callbacks.map((c) => toView(c, c.attemptList));
   }
 
@@ -112,10 +110,7 @@ export class CallbackService extends CallbackOutbox {
           },
         },
       });
-      const [listed] = (await this.callbacks.listForSession(tx, callback.validationKey)).filter(
-        (c) => c.id === id,
-      );
-      return toView(listed, listed.attemptList);
+      return toView({ ...callback, ...changes }, await this.callbacks.attemptsOf(tx, id));
     });
     setTimeout(() => this.wake?.(), 20).unref();
     return view;

@@ -1,10 +1,8 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { MerchantsModule } from '../merchants/merchants.module.js';
 import { CallbackOutbox } from './callback-outbox.js';
 import { CallbackDispatcher } from './callback-dispatcher.js';
-import { Callback, CallbackAttempt } from './callback.entity.js';
 import { CallbackRepository } from './callback.repository.js';
 import { CallbackSender } from './callback-sender.js';
 import { CallbackService } from './callback.service.js';
@@ -12,7 +10,7 @@ import { TypeOrmCallbackRepository } from './typeorm-callback.repository.js';
 
 /** Callbacks to merchants: the outbox the state machine writes to, and their delivery. */
 @Module({
-  imports: [TypeOrmModule.forFeature([Callback, CallbackAttempt]), MerchantsModule],
+  imports: [MerchantsModule],
   providers: [
     CallbackService,
     { provide: CallbackOutbox, useExisting: CallbackService },

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, In } from 'typeorm';
 import { type BatchColumn, insertBatch } from '../database/batch-statements.js';
+import { EntityColumns } from '../database/entity-columns.js';
+import { PreparedReads } from '../database/prepared-reads.js';
 import { claimLockClause } from '../database/dialect.js';
 import type { Tx } from '../database/transactions.js';
 import { insertRows, managerOf } from '../database/typeorm-transactions.js';
@@ -19,54 +21,54 @@ import {
 } from './callback.repository.js';
 import type { ClaimPlan, DueCallback } from './delivery-lanes.js';
 
-/** A callback's columns, as written (src/database/batch-statements.ts). */
-const CALLBACK_COLUMNS: BatchColumn[] = [
-  { name: 'id', type: 'text' },
-  { name: 'webhook_id', type: 'text' },
-  { name: 'validation_key', type: 'text' },
-  { name: 'merchant_id', type: 'text' },
-  { name: 'status', type: 'text' },
-  { name: 'url', type: 'text' },
-  { name: 'body', type: 'text' },
-  { name: 'state', type: 'text' },
-  { name: 'attempts', type: 'integer' },
-  { name: 'first_attempt_at', type: 'bigint' },
-  { name: 'next_attempt_at', type: 'bigint' },
-  { name: 'lease_owner', type: 'text' },
-  { name: 'lease_until', type: 'bigint' },
-  { name: 'state_after_redelivery', type: 'text' },
-];
+/** A CallbackRecord's properties, in the order of its batch's columns. */
+const RECORD = [
+  'id',
+  'webhookId',
+  'validationKey',
+  'merchantId',
+  'status',
+  'url',
+  'body',
+  'state',
+  'attempts',
+  'firstAttemptAt',
+  'nextAttemptAt',
+  'leaseOwner',
+  'leaseUntil',
+  'stateAfterRedelivery',
+] as const satisfies readonly (keyof Callback & keyof CallbackRecord)[];
+/** An AttemptRecord's properties. */
+const ATTEMPT = [
+  'at',
+  'httpStatus',
+  'error',
+  'durationMs',
+] as const satisfies readonly (keyof CallbackAttempt & keyof AttemptRecord)[];
 
 @Injectable()
 export class TypeOrmCallbackRepository extends CallbackRepository {
   private readonly lock: string;
+  private readonly table: string;
+  private readonly columns: BatchColumn[];
 
-  constructor(@InjectDataSource() dataSource: DataSource) {
+  constructor(
+    @InjectDataSource() dataSource: DataSource,
+    private readonly reads: PreparedReads,
+  ) {
     super();
     this.lock = claimLockClause(dataSource);
+    const callbacks = new EntityColumns(dataSource, Callback);
+    this.table = callbacks.table;
+    this.columns = callbacks.batch(RECORD);
   }
 
   async insert(tx: Tx, callbacks: readonly CallbackRecord[]): Promise<void> {
     await insertBatch(
       tx,
-      'callback',
-      CALLBACK_COLUMNS,
-      callbacks.map((c) => [
-        c.id,
-        c.webhookId,
-        c.validationKey,
-        c.merchantId,
-        c.status,
-        c.url,
-        c.body,
-        c.state,
-        c.attempts,
-        c.firstAttemptAt,
-        c.nextAttemptAt,
-        c.leaseOwner,
-        c.leaseUntil,
-        c.stateAfterRedelivery,
-      ]),
+      this.table,
+      this.columns,
+      callbacks.map((callback) => RECORD.map((property) => callback[property])),
     );
   }
 
@@ -81,13 +83,13 @@ export class TypeOrmCallbackRepository extends CallbackRepository {
     const due = manager
       .createQueryBuilder(Callback, 'c')
       .select('c.id', 'id')
-      .addSelect('c.merchant_id', 'merchantId')
-      .where("c.state = 'pending' AND c.next_attempt_at <= :now", { now })
-      .andWhere('(c.lease_until IS NULL OR c.lease_until < :now)', { now })
-      .orderBy('c.next_attempt_at', 'ASC')
+      .addSelect('c.merchantId', 'merchantId')
+      .where("c.state = 'pending' AND c.nextAttemptAt <= :now", { now })
+      .andWhere('(c.leaseUntil IS NULL OR c.leaseUntil < :now)', { now })
+      .orderBy('c.nextAttemptAt', 'ASC')
       .limit(plan.limit);
     if (plan.exclude.length > 0) {
-      due.andWhere('c.merchant_id NOT IN (:...exclude)', { exclude: plan.exclude });
+      due.andWhere('c.merchantId NOT IN (:...exclude)', { exclude: plan.exclude });
     }
     const [sql, parameters] = due.getQueryAndParameters();
     const ids = plan.pick((await manager.query(sql + this.lock, parameters)) as DueCallback[]);
@@ -136,29 +138,39 @@ export class TypeOrmCallbackRepository extends CallbackRepository {
   }
 
   async listForSession(
-    tx: Tx,
     validationKey: string,
   ): Promise<(CallbackRecord & { attemptList: AttemptRecord[] })[]> {
-    const manager = managerOf(tx);
-    const callbacks = await manager.find(Callback, {
-      where: { validationKey },
-      order: { createdAt: 'ASC', id: 'ASC' },
-    });
-    if (callbacks.length === 0) return [];
-    const attempts = await manager.find(CallbackAttempt, {
-      where: { callbackId: In(callbacks.map((c) => c.id)) },
+    const callbacks = this.reads.of(Callback, 'c', RECORD);
+    callbacks.query
+      .where('c.validationKey = :validationKey', { validationKey })
+      .orderBy('c.createdAt')
+      .addOrderBy('c.id');
+    const listed = await callbacks.rows();
+    if (listed.length === 0) return [];
+    const attempts = this.reads.of(CallbackAttempt, 'a', ['callbackId', ...ATTEMPT]);
+    attempts.query
+      .innerJoin(Callback, 'c', 'c.id = a.callbackId')
+      .where('c.validationKey = :validationKey', { validationKey })
+      .orderBy('a.id');
+    const made = await attempts.rows();
+    return listed.map((callback) => ({
+      ...callback,
+      attemptList: made
+        .filter((attempt) => attempt.callbackId === callback.id)
+        .map(({ callbackId: _callbackId, ...attempt }) => attempt),
+    }));
+  }
+
+  async attemptsOf(tx: Tx, id: string): Promise<AttemptRecord[]> {
+    const attempts = await managerOf(tx).find(CallbackAttempt, {
+      where: { callbackId: id },
       order: { id: 'ASC' },
     });
-    return callbacks.map((callback) => ({
-      ...toRecord(callback),
-      attemptList: attempts
-        .filter((a) => a.callbackId === callback.id)
-        .map((a) => ({
-          at: a.at,
-          httpStatus: a.httpStatus,
-          error: a.error,
-          durationMs: a.durationMs,
-        })),
+    return attempts.map(({ at, httpStatus, error, durationMs }) => ({
+      at,
+      httpStatus,
+      error,
+      durationMs,
     }));
   }
 
@@ -175,15 +187,6 @@ export class TypeOrmCallbackRepository extends CallbackRepository {
     >;
     for (const row of rows) counts[row.state] = Number(row.count);
     return counts;
-  }
-
-  async nextDueAt(tx: Tx): Promise<number | undefined> {
-    const row = (await managerOf(tx)
-      .createQueryBuilder(Callback, 'c')
-      .select('MIN(c.next_attempt_at)', 'next')
-      .where("c.state = 'pending'")
-      .getRawOne()) as { next: string | number | null } | undefined;
-    return row?.next === null || row?.next === undefined ? undefined : Number(row.next);
   }
 
   async bodiesOf(tx: Tx, validationKey: string): Promise<{ id: string; body: string }[]> {

@@ -1,10 +1,8 @@
 import { CacheModule } from '@nestjs/cache-manager';
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { boundedMemoryStore } from '../common/cache/memory-store.js';
 import { CatalogController } from './catalog.controller.js';
 import { CatalogService } from './catalog.service.js';
-import { CatalogRevision, CryptoPair } from './crypto-pair.entity.js';
 import { CryptoPairRepository } from './crypto-pair.repository.js';
 import { TypeOrmCryptoPairRepository } from './typeorm-crypto-pair.repository.js';
 
@@ -13,10 +11,7 @@ const CATALOG_CACHE_BYTES = 16 * 1024 * 1024;
 
 @Module({
   // This cache instance belongs to the catalog alone, so invalidation may clear all of it.
-  imports: [
-    TypeOrmModule.forFeature([CryptoPair, CatalogRevision]),
-    CacheModule.register({ stores: [boundedMemoryStore(CATALOG_CACHE_BYTES)] }),
-  ],
+  imports: [CacheModule.register({ stores: [boundedMemoryStore(CATALOG_CACHE_BYTES)] })],
   controllers: [CatalogController],
   providers: [
     CatalogService,

@@ -130,17 +130,16 @@ describe('CatalogService', () => {
     expect(await pairs.revision()).toBe(revision);
   });
 
-  it('upserts seed pairs by triple, counting only real changes, and bumps the revision once', async () => {
+  it('upserts seed pairs by triple, counting only real changes, leaving the revision to the caller', async () => {
     const { service, pairs, transactions } = setup();
     const inputs = [pair('USDT', 'TRC20', 'IE'), pair('BTC', 'BITCOIN', 'DE')];
     const revision = await pairs.revision();
-    expect(await transactions.run((tx) => service.upsertAll(tx, inputs))).toBe(2);
-    expect(await pairs.revision()).toBe(revision + 1);
-    expect(await transactions.run((tx) => service.upsertAll(tx, inputs))).toBe(0);
-    expect(await pairs.revision()).toBe(revision + 1);
+    expect(await transactions.run((tx) => service.upsertBatch(tx, inputs))).toBe(2);
+    expect(await transactions.run((tx) => service.upsertBatch(tx, inputs))).toBe(0);
     const renamed = [{ ...inputs[0], currencyName: 'Tether' }, inputs[1]];
-    expect(await transactions.run((tx) => service.upsertAll(tx, renamed))).toBe(1);
+    expect(await transactions.run((tx) => service.upsertBatch(tx, renamed))).toBe(1);
     expect(pairs.all().map((p) => p.currencyName)).toEqual(['Tether', 'BTC coin']);
+    expect(await pairs.revision()).toBe(revision);
   });
 
   describe('in the audit trail', () => {

@@ -15,6 +15,7 @@ import {
   CryptoPairRepository,
   CryptoPairTriple,
 } from './crypto-pair.repository.js';
+import { canonicalSettlement, type Settlement } from '../deposits/settlement.js';
 import { CryptoPairDto } from './dto/catalog-page.dto.js';
 import { CatalogQuery, catalogQueryKey } from './dto/catalog-query.dto.js';
 import {
@@ -73,7 +74,11 @@ export class CatalogService {
 
   async create(input: CryptoPairInputDto, call?: OperatorCall): Promise<StoredCryptoPairDto> {
     return this.write(async (tx) => {
-      const created = await this.pairs.insert(tx, { ...input, enabled: input.enabled ?? true });
+      const created = await this.pairs.insert(tx, {
+        ...pick(input),
+        enabled: input.enabled ?? true,
+        settlement: settlementOf(input.settlement),
+      });
       if (!created) throw duplicate(input);
       const stored = toStoredDto(created);
       await this.audit.record(tx, call, {
@@ -92,9 +97,11 @@ export class CatalogService {
     return this.write(async (tx) => {
       const pair = await this.pairs.findById(tx, id);
       if (!pair) throw pairNotFound(id);
-      const changes: Partial<Pick<CryptoPairRecord, 'currencyName' | 'enabled'>> = {};
+      const changes: Partial<Pick<CryptoPairRecord, 'currencyName' | 'enabled' | 'settlement'>> =
+        {};
       if (patch.currencyName !== undefined) changes.currencyName = patch.currencyName;
       if (patch.enabled !== undefined) changes.enabled = patch.enabled;
+      if (patch.settlement !== undefined) changes.settlement = settlementOf(patch.settlement);
       await this.pairs.update(tx, id, changes);
       const stored = toStoredDto({ ...pair, ...changes });
       const changed = changesBetween(auditedPair(toStoredDto(pair)), auditedPair(stored));
@@ -117,18 +124,10 @@ export class CatalogService {
   }
 
   /**
-   * Inserts or updates pairs by their unique triple inside the caller's transaction (seed files).
-   * Returns how many rows were inserted or changed. The caller must call `invalidate` after commit.
-   */
-  async upsertAll(tx: Tx, inputs: CryptoPairInputDto[]): Promise<number> {
-    const changed = await this.upsertBatch(tx, inputs);
-    if (changed > 0) await this.pairs.bumpRevision(tx);
-    return changed;
-  }
-
-  /**
-   * upsertAll without moving the revision: for a seed file's pairs a batch at a time, after which
-   * the caller calls `bumpRevision` once if any changed. Triples must be distinct.
+   * Inserts or updates pairs by their unique triple inside the caller's transaction: a seed file's
+   * pairs, a batch at a time; returns how many rows were inserted or changed. The revision is the
+   * caller's to move, once, when any changed (`bumpRevision`), and `invalidate` after commit.
+   * Triples must be distinct.
    */
   async upsertBatch(tx: Tx, inputs: CryptoPairInputDto[]): Promise<number> {
     const stored = new Map(
@@ -138,16 +137,30 @@ export class CatalogService {
     let changed = 0;
     for (const input of inputs) {
       const enabled = input.enabled ?? true;
+      const settlement = settlementOf(input.settlement);
       const existing = stored.get(tripleOf(input));
       if (!existing) {
-        inserts.push({ ...pick(input), enabled });
-      } else if (existing.currencyName !== input.currencyName || existing.enabled !== enabled) {
-        await this.pairs.update(tx, existing.id, { currencyName: input.currencyName, enabled });
+        inserts.push({ ...pick(input), enabled, settlement });
+      } else if (
+        existing.currencyName !== input.currencyName ||
+        existing.enabled !== enabled ||
+        JSON.stringify(existing.settlement) !== JSON.stringify(settlement)
+      ) {
+        const { currencyName } = input;
+        await this.pairs.update(tx, existing.id, { currencyName, enabled, settlement });
         changed++;
       }
     }
     await this.pairs.insertMany(tx, inserts);
     return changed + inserts.length;
+  }
+
+  /**
+   * The enabled pairs of a country, in the catalog's order, each with its settlement (null when
+   * it has none): what a checkout may offer. Read afresh, never cached.
+   */
+  enabledIn(countryCode: string, limit: number): Promise<CryptoPairRecord[]> {
+    return this.pairs.enabledIn(countryCode, limit);
   }
 
   /** Moves the catalog revision, inside the transaction of a catalog write. */
@@ -181,7 +194,12 @@ function tripleOf(pair: CryptoPairTriple): string {
   return JSON.stringify([pair.currencyCode, pair.protocol, pair.countryCode]);
 }
 
-function pick(input: CryptoPairInputDto): Omit<CryptoPairRecord, 'id' | 'enabled'> {
+/** A settlement as stored: none when absent or cleared; the token contract in canonical form. */
+function settlementOf(given: Settlement | null | undefined): Settlement | null {
+  return given ? canonicalSettlement(given) : null;
+}
+
+function pick(input: CryptoPairInputDto): Omit<CryptoPairRecord, 'id' | 'enabled' | 'settlement'> {
   const { currencyCode, currencyName, protocol, countryCode } = input;
   return { currencyCode, currencyName, protocol, countryCode };
 }
@@ -211,5 +229,10 @@ function toPublicDto(pair: CryptoPairRecord): CryptoPairDto {
 }
 
 function toStoredDto(pair: CryptoPairRecord): StoredCryptoPairDto {
-  return { id: pair.id, ...toPublicDto(pair), enabled: pair.enabled };
+  return {
+    id: pair.id,
+    ...toPublicDto(pair),
+    enabled: pair.enabled,
+    ...(pair.settlement ? { settlement: pair.settlement } : {}),
+  };
 }

@@ -34,6 +34,22 @@ export class CryptoPair {
   @Column({ type: 'boolean', default: true })
   enabled: boolean;
 
+  /** How the pair is paid on chain (src/deposits/settlement.ts); all five null when it is not. */
+  @Column({ name: 'settlement_network', type: 'varchar', length: 16, nullable: true })
+  settlementNetwork: string | null;
+
+  @Column({ name: 'settlement_chain_id', type: 'integer', nullable: true })
+  settlementChainId: number | null;
+
+  @Column({ name: 'settlement_token_contract', type: 'varchar', length: 64, nullable: true })
+  settlementTokenContract: string | null;
+
+  @Column({ name: 'settlement_decimals', type: 'integer', nullable: true })
+  settlementDecimals: number | null;
+
+  @Column({ name: 'settlement_confirmations', type: 'integer', nullable: true })
+  settlementConfirmations: number | null;
+
   @CreateDateColumn({ name: 'created_at' })
   createdAt: Date;
 

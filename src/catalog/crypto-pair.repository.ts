@@ -1,4 +1,5 @@
 import type { Tx } from '../database/transactions.js';
+import type { Settlement } from '../deposits/settlement.js';
 import type { CatalogQuery } from './dto/catalog-query.dto.js';
 
 /** A stored (currency, protocol, country) pair. Codes are upper case. */
@@ -9,6 +10,8 @@ export interface CryptoPairRecord {
   protocol: string;
   countryCode: string;
   enabled: boolean;
+  /** How the pair is paid on chain; null when it is not (never shown to merchants). */
+  settlement: Settlement | null;
 }
 
 export type CryptoPairTriple = Pick<CryptoPairRecord, 'currencyCode' | 'protocol' | 'countryCode'>;
@@ -19,15 +22,19 @@ export abstract class CryptoPairRepository {
   abstract revision(): Promise<number>;
 
   /**
-   * One page of pairs matching the query, ordered by currencyCode, protocol, countryCode (a total
-   * order: the triple is unique), and how many match in all.
+   * One page of pairs matching the query's filters (CATALOG_FILTERS), ordered by currencyCode,
+   * protocol, countryCode (a total order: the triple is unique), and how many match in all.
    */
   abstract page(
     query: CatalogQuery,
     enabledOnly: boolean,
   ): Promise<{ rows: CryptoPairRecord[]; total: number }>;
 
-  abstract findByTriple(tx: Tx, triple: CryptoPairTriple): Promise<CryptoPairRecord | undefined>;
+  /**
+   * The enabled pairs of a country in the catalog's order, settlement included, at most `limit`:
+   * what a checkout may offer.
+   */
+  abstract enabledIn(countryCode: string, limit: number): Promise<CryptoPairRecord[]>;
 
   abstract findById(tx: Tx, id: number): Promise<CryptoPairRecord | undefined>;
 
@@ -46,7 +53,7 @@ export abstract class CryptoPairRepository {
   abstract update(
     tx: Tx,
     id: number,
-    changes: Partial<Pick<CryptoPairRecord, 'currencyName' | 'enabled'>>,
+    changes: Partial<Pick<CryptoPairRecord, 'currencyName' | 'enabled' | 'settlement'>>,
   ): Promise<void>;
 
   /** Deletes a pair; false when there was none with this id. */

@@ -1,5 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
 import { type BatchColumn, insertBatch, selectByKeys } from '../database/batch-statements.js';
+import { EntityColumns } from '../database/entity-columns.js';
 import { PreparedReads } from '../database/prepared-reads.js';
 import type { Tx } from '../database/transactions.js';
 import { insertUnlessDuplicate, managerOf } from '../database/typeorm-transactions.js';
@@ -9,30 +12,74 @@ import {
   CryptoPairRepository,
   CryptoPairTriple,
 } from './crypto-pair.repository.js';
-import type { CatalogQuery } from './dto/catalog-query.dto.js';
+import type { Settlement } from '../deposits/settlement.js';
+import { isDepositNetwork } from '../deposits/networks.js';
+import { CATALOG_FILTERS, type CatalogFilter, type CatalogQuery } from './dto/catalog-query.dto.js';
 
-const REVISION_SQL = 'SELECT revision FROM catalog_revision WHERE id = 1';
+/** The columns of a pair's settlement. */
+const SETTLEMENT = [
+  'settlementNetwork',
+  'settlementChainId',
+  'settlementTokenContract',
+  'settlementDecimals',
+  'settlementConfirmations',
+] as const satisfies readonly (keyof CryptoPair)[];
+/** What a CryptoPairRecord is read from. */
+const RECORD = [
+  'id',
+  'currencyCode',
+  'currencyName',
+  'protocol',
+  'countryCode',
+  'enabled',
+  ...SETTLEMENT,
+] as const satisfies readonly (keyof CryptoPair)[];
+/** What a new pair is given, in the order of its batch's columns. */
+const NEW_PAIR = [
+  'currencyCode',
+  'currencyName',
+  'protocol',
+  'countryCode',
+  'enabled',
+  ...SETTLEMENT,
+] as const satisfies readonly (keyof CryptoPair)[];
 
-const SELECT_PAIRS =
-  'SELECT id, currency_code AS "currencyCode", currency_name AS "currencyName", protocol, ' +
-  'country_code AS "countryCode", enabled FROM crypto_pair';
-
-const PAIR_COLUMNS: BatchColumn[] = [
-  { name: 'currency_code', type: 'text' },
-  { name: 'currency_name', type: 'text' },
-  { name: 'protocol', type: 'text' },
-  { name: 'country_code', type: 'text' },
-  { name: 'enabled', type: 'boolean' },
-];
+/** A pair's row as read: its columns by property. */
+type PairRow = Pick<CryptoPair, (typeof RECORD)[number]>;
+/** The unique triple, and the order of every list of pairs. */
+const TRIPLE = [
+  'currencyCode',
+  'protocol',
+  'countryCode',
+] as const satisfies readonly (keyof CryptoPairTriple)[];
 
 @Injectable()
 export class TypeOrmCryptoPairRepository extends CryptoPairRepository {
-  constructor(private readonly reads: PreparedReads) {
+  /** The catalog's revision: read on every catalog request, a fixed statement. */
+  private readonly revisionSql: string;
+  /** Pairs as read inside a transaction. */
+  private readonly selectPairs: string;
+  /** The columns of a new pair, as written by insertMany. */
+  private readonly newPairColumns: BatchColumn[];
+  private readonly table: string;
+  private readonly tripleColumns: string[];
+
+  constructor(
+    private readonly reads: PreparedReads,
+    @InjectDataSource() dataSource: DataSource,
+  ) {
     super();
+    const revision = new EntityColumns(dataSource, CatalogRevision);
+    this.revisionSql = `${revision.select(['revision'])} WHERE ${revision.name('id')} = 1`;
+    const pairs = new EntityColumns(dataSource, CryptoPair);
+    this.selectPairs = pairs.select(RECORD);
+    this.newPairColumns = pairs.batch(NEW_PAIR);
+    this.table = pairs.table;
+    this.tripleColumns = TRIPLE.map((property) => pairs.name(property));
   }
 
   async revision(): Promise<number> {
-    const row = await this.reads.first<{ revision: number }>(REVISION_SQL, []);
+    const row = await this.reads.first<{ revision: number }>(this.revisionSql, []);
     return row?.revision ?? 0;
   }
 
@@ -40,47 +87,24 @@ export class TypeOrmCryptoPairRepository extends CryptoPairRepository {
     query: CatalogQuery,
     enabledOnly: boolean,
   ): Promise<{ rows: CryptoPairRecord[]; total: number }> {
-    const conditions: string[] = [];
-    const values: unknown[] = [];
-    if (enabledOnly) conditions.push('enabled = TRUE');
-    for (const [column, value] of [
-      ['country_code', query.countryCode],
-      ['currency_code', query.currencyCode],
-      ['protocol', query.protocol],
-    ] as const) {
-      if (value === undefined) continue;
-      conditions.push(`${column} = ?`);
-      values.push(value);
+    const read = this.reads.of(CryptoPair, 'p', RECORD);
+    if (enabledOnly) read.query.andWhere('p.enabled = TRUE');
+    for (const [filter, property] of Object.entries(CATALOG_FILTERS)) {
+      const value = query[filter as CatalogFilter];
+      if (value !== undefined)
+        read.query.andWhere(`p.${property} = :${filter}`, { [filter]: value });
     }
-    const where = conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '';
-    // The triple is unique, so the order is total and stable across pages. The count and the
-    // page in one statement, so both come from the same snapshot; a page
-    // past the end is the one row of the count with no pair.
-    const rows = await this.reads.all<CryptoPairRecord & { total: number | string }>(
-      `SELECT t.total, p.* FROM (SELECT COUNT(*) AS total FROM crypto_pair${where}) t ` +
-        `LEFT JOIN (${SELECT_PAIRS}${where} ORDER BY currency_code, protocol, country_code ` +
-        'LIMIT ? OFFSET ?) p ON 1 = 1',
-      [...values, ...values, query.size, query.page * query.size],
-    );
-    return {
-      rows: rows
-        .filter((row) => row.id !== null)
-        .map(({ total: _total, ...row }) => ({
-          ...row,
-          id: Number(row.id),
-          enabled: Boolean(row.enabled),
-        })),
-      total: Number(rows[0]?.total ?? 0),
-    };
+    // The triple is unique, so the order is total and stable across pages.
+    for (const property of TRIPLE) read.query.addOrderBy(`p.${property}`);
+    const { rows, total } = await read.page(query);
+    return { rows: rows.map(toRecord), total };
   }
 
-  async findByTriple(tx: Tx, triple: CryptoPairTriple): Promise<CryptoPairRecord | undefined> {
-    const row = await managerOf(tx).findOneBy(CryptoPair, {
-      currencyCode: triple.currencyCode,
-      protocol: triple.protocol,
-      countryCode: triple.countryCode,
-    });
-    return row ? toRecord(row) : undefined;
+  async enabledIn(countryCode: string, limit: number): Promise<CryptoPairRecord[]> {
+    const read = this.reads.of(CryptoPair, 'p', RECORD);
+    read.query.where('p.enabled = TRUE').andWhere('p.countryCode = :countryCode', { countryCode });
+    for (const property of TRIPLE) read.query.addOrderBy(`p.${property}`);
+    return (await read.rows(limit)).map(toRecord);
   }
 
   async findById(tx: Tx, id: number): Promise<CryptoPairRecord | undefined> {
@@ -89,36 +113,51 @@ export class TypeOrmCryptoPairRepository extends CryptoPairRepository {
   }
 
   async findByTriples(tx: Tx, triples: CryptoPairTriple[]): Promise<CryptoPairRecord[]> {
-    const rows = await selectByKeys<CryptoPairRecord>(
+    const rows = await selectByKeys<PairRow>(
       tx,
-      SELECT_PAIRS,
-      ['currency_code', 'protocol', 'country_code'],
+      this.selectPairs,
+      this.tripleColumns,
       triples.map((t) => [t.currencyCode, t.protocol, t.countryCode]),
     );
-    return rows.map((row) => ({ ...row, id: Number(row.id), enabled: Boolean(row.enabled) }));
+    return rows.map((row) =>
+      toRecord({
+        ...row,
+        id: Number(row.id),
+        enabled: Boolean(row.enabled),
+        settlementChainId: numberOrNull(row.settlementChainId),
+        settlementDecimals: numberOrNull(row.settlementDecimals),
+        settlementConfirmations: numberOrNull(row.settlementConfirmations),
+      }),
+    );
   }
 
   async insertMany(tx: Tx, pairs: Omit<CryptoPairRecord, 'id'>[]): Promise<void> {
     await insertBatch(
       tx,
-      'crypto_pair',
-      PAIR_COLUMNS,
-      pairs.map((p) => [p.currencyCode, p.currencyName, p.protocol, p.countryCode, p.enabled]),
+      this.table,
+      this.newPairColumns,
+      pairs.map((pair) => {
+        const row = toRow(pair);
+        return NEW_PAIR.map((property) => row[property]);
+      }),
     );
   }
 
   async insert(tx: Tx, pair: Omit<CryptoPairRecord, 'id'>): Promise<CryptoPairRecord | undefined> {
-    const result = await insertUnlessDuplicate(tx, CryptoPair, pair);
+    const result = await insertUnlessDuplicate(tx, CryptoPair, toRow(pair));
     return result && { id: Number(result.identifiers[0].id), ...pair };
   }
 
   async update(
     tx: Tx,
     id: number,
-    changes: Partial<Pick<CryptoPairRecord, 'currencyName' | 'enabled'>>,
+    changes: Partial<Pick<CryptoPairRecord, 'currencyName' | 'enabled' | 'settlement'>>,
   ): Promise<void> {
-    if (Object.keys(changes).length === 0) return;
-    await managerOf(tx).update(CryptoPair, { id }, changes);
+    const { settlement, ...fields } = changes;
+    const columns =
+      settlement === undefined ? fields : { ...fields, ...settlementColumns(settlement) };
+    if (Object.keys(columns).length === 0) return;
+    await managerOf(tx).update(CryptoPair, { id }, columns);
   }
 
   async delete(tx: Tx, id: number): Promise<boolean> {
@@ -131,7 +170,7 @@ export class TypeOrmCryptoPairRepository extends CryptoPairRepository {
   }
 }
 
-function toRecord(pair: CryptoPair): CryptoPairRecord {
+function toRecord(pair: PairRow): CryptoPairRecord {
   return {
     id: pair.id,
     currencyCode: pair.currencyCode,
@@ -139,5 +178,39 @@ function toRecord(pair: CryptoPair): CryptoPairRecord {
     protocol: pair.protocol,
     countryCode: pair.countryCode,
     enabled: pair.enabled,
+    settlement: settlementOf(pair),
   };
+}
+
+function settlementOf(row: PairRow): Settlement | null {
+  const network = row.settlementNetwork;
+  if (!isDepositNetwork(network) || row.settlementDecimals === null) return null;
+  return {
+    network,
+    ...(row.settlementChainId === null ? {} : { chainId: row.settlementChainId }),
+    ...(row.settlementTokenContract === null ? {} : { tokenContract: row.settlementTokenContract }),
+    decimals: row.settlementDecimals,
+    confirmations: row.settlementConfirmations ?? 1,
+  };
+}
+
+/** A pair's settlement as its five columns (all null: none). */
+function settlementColumns(
+  settlement: Settlement | null,
+): Pick<CryptoPair, (typeof SETTLEMENT)[number]> {
+  return {
+    settlementNetwork: settlement?.network ?? null,
+    settlementChainId: settlement?.chainId ?? null,
+    settlementTokenContract: settlement?.tokenContract ?? null,
+    settlementDecimals: settlement?.decimals ?? null,
+    settlementConfirmations: settlement?.confirmations ?? null,
+  };
+}
+
+function toRow({ settlement, ...pair }: Omit<CryptoPairRecord, 'id'>): Omit<PairRow, 'id'> {
+  return { ...pair, ...settlementColumns(settlement) };
+}
+
+function numberOrNull(value: unknown): number | null {
+  return value === null || value === undefined ? null : Number(value);
 }

@@ -4,7 +4,7 @@ import { ApiTags } from '@nestjs/swagger';
 import type { ErrorCode } from '../common/errors/error-catalog.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
 import { CHECKOUT_REFUSALS_LIMIT, CHECKOUT_REFUSALS_WINDOW_SECONDS } from './checkout-refusals.js';
-import { CHECKOUT_PATH, CheckoutPages } from './checkout-pages.js';
+import { CHECKOUT_PATH, CheckoutPages, QR_CODE_TYPE } from './checkout-pages.js';
 import { CheckoutService, type CheckoutState } from './checkout.service.js';
 import { ClientAddress } from './client-address.js';
 import {
@@ -13,6 +13,7 @@ import {
   CheckoutTokenParams,
   ChoosePairDto,
   PageActionDto,
+  SandboxDepositDto,
   SandboxOutcomeDto,
 } from './dto/checkout-page.dto.js';
 import { assetResponse, htmlResponse, type WebAnswer } from './web-answer.js';
@@ -114,6 +115,47 @@ export class CheckoutPageController {
   ): Promise<WebAnswer> {
     const view = await this.checkouts.page(params.token, address);
     return this.pages.page(view, params.token, query.origin);
+  }
+
+  @Endpoint({
+    method: 'GET',
+    path: `${CHECKOUT_PATH}/:token/qr.svg`,
+    operationId: 'getCheckoutQrCode',
+    summary: "The QR code of the checkout's payment (SVG)",
+    description:
+      'The payment URI of the payment step (BIP21, EIP-681, or the TRON address) as a QR code a wallet scans, drawn by the service: the page shows it as an image, without script. Never cached. Once a pair paid on chain is chosen, while the payment is open.',
+    access: 'public',
+    params: [TOKEN_PARAM],
+    responses: [
+      {
+        status: 200,
+        description: 'The QR code.',
+        headers: {
+          'Cache-Control': {
+            description: '`no-store`: the quote, and so the code, may change.',
+            required: true,
+            schema: { type: 'string' },
+          },
+        },
+        content: {
+          [QR_CODE_TYPE]: {
+            schema: { type: 'string' },
+            example: '<svg xmlns="http://www.w3.org/2000/svg" …</svg>',
+          },
+        },
+      },
+    ],
+    errors: PAGE_ERRORS,
+    errorNotes: {
+      NOT_FOUND: 'No checkout has this token, or it has no payment on chain open.',
+      RATE_LIMITED: REFUSALS_NOTE,
+    },
+  })
+  async qrCode(
+    @ValidParams() params: CheckoutTokenParams,
+    @ClientAddress() address: string,
+  ): Promise<WebAnswer> {
+    return this.pages.qrCode(await this.checkouts.paymentUri(params.token, address));
   }
 
   @Header('Cache-Control', 'no-store')
@@ -227,6 +269,47 @@ export class CheckoutPageController {
         ? ({ outcome: 'paid' } as const)
         : ({ outcome: 'failed', reason: input.reason ?? 'INSUFFICIENT_FUNDS' } as const);
     return this.checkouts.decide(params.token, input.nonce, decision, address);
+  }
+
+  @HttpCode(200)
+  @Endpoint({
+    method: 'POST',
+    path: `${CHECKOUT_PATH}/:token/deposit`,
+    operationId: 'sendSandboxDeposit',
+    summary: "The sandbox's tester sends a deposit on chain (page action)",
+    description:
+      'A made-up transfer of the quoted asset to the checkout’s deposit address: the full ' +
+      'amount, half of it, or a tenth more, reported through the same deposit path as a ' +
+      "watcher's report, unconfirmed at first, then with one more confirmation each second " +
+      'until the pair’s number: the session follows (paid, overpaid and flagged, or underpaid ' +
+      "at expiry). Only with CHECKOUT_SANDBOX=true (403 otherwise). Needs the page's nonce.",
+    access: 'public',
+    envelope: { kind: 'payload' },
+    params: [TOKEN_PARAM],
+    body: true,
+    requestBody: {
+      type: SandboxDepositDto,
+      examples: {
+        full: {
+          summary: 'The quoted amount',
+          value: { nonce: 'Jx3mT0f8pY2kQ9wV5bR7cL1dN4hS6aZe', amount: 'full' },
+        },
+      },
+    },
+    responses: [ACTION_RESPONSE],
+    errors: ACTION_ERRORS,
+    errorNotes: {
+      ...ACTION_NOTES,
+      FORBIDDEN: `${ACTION_NOTES.FORBIDDEN} Also outside the sandbox.`,
+      CONFLICT: `${ACTION_NOTES.CONFLICT} Also before a pair paid on chain was chosen.`,
+    },
+  })
+  deposit(
+    @ValidParams() params: CheckoutTokenParams,
+    @ValidBody() input: SandboxDepositDto,
+    @ClientAddress() address: string,
+  ): Promise<CheckoutState> {
+    return this.checkouts.sandboxDeposit(params.token, input.nonce, input.amount, address);
   }
 
   @HttpCode(200)

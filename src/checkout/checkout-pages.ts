@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import Handlebars from 'handlebars';
 import { presentationAmount, type StoredMoney } from '../common/money.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { qrCodeSvg } from '../deposits/qr-code.js';
 import { ABANDONED_BY_USER, EXPIRED, FAILURE_REASON_CODES } from './checkout-outcomes.js';
 import type { CheckoutView } from './checkout.service.js';
 import { PAGE_LANGUAGES, pageLanguage, type PageMessages } from './messages.js';
@@ -19,6 +20,9 @@ export const CHECKOUT_PATH = 'checkout';
 export const CHECKOUT_ASSETS_PATH = `${CHECKOUT_PATH}/assets`;
 /** Where integrations load the widget from: below CONTEXT_PATH, and at the host's root. */
 export const WIDGET_PATH = 'widgets/sgpg.js';
+
+/** The QR code's media type. */
+export const QR_CODE_TYPE = 'image/svg+xml';
 
 /** The checkout's browser files, as served. */
 export type AssetName = 'checkout.js' | 'checkout.css';
@@ -52,6 +56,22 @@ export class CheckoutPages {
   }
 
   /**
+   * The QR code of a payment URI: an SVG drawn by the service (src/deposits/qr-code.ts), never
+   * cached, under a policy that lets it load nothing.
+   */
+  async qrCode(paymentUri: string): Promise<WebAnswer> {
+    return {
+      kind: 'web',
+      body: await qrCodeSvg(paymentUri),
+      headers: {
+        'Content-Type': QR_CODE_TYPE,
+        'Cache-Control': 'no-store',
+        'Content-Security-Policy': "default-src 'none'",
+      },
+    };
+  }
+
+  /**
    * The page for `token`: framed only by the session's allowed origins (`frame-ancestors`), its
    * messages sent only to `parentOrigin` when that is one of them.
    */
@@ -75,6 +95,8 @@ export class CheckoutPages {
       pairs: view.pairs,
       noPairs: view.detailsErased ? t.detailsErased : t.noPairs,
       chosenPair: `${currency} ${t.on} ${protocol}`,
+      payment: view.payment,
+      qrCode: `${this.base}/${CHECKOUT_PATH}/${encodeURIComponent(token)}/qr.svg`,
       sandbox: view.sandbox,
       reasons: FAILURE_REASON_CODES.map((code) => ({ code, label: t.reasons[code] })),
       nonce: view.nonce ?? '',

@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { CatalogModule } from '../catalog/catalog.module.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import { DepositsModule } from '../deposits/deposits.module.js';
 import { MerchantsModule } from '../merchants/merchants.module.js';
 import { PaymentStatusModule } from '../payment-status/payment-status.module.js';
 import { AccountNumbers } from './account-numbers.js';
@@ -10,7 +10,6 @@ import { CheckoutExpiry } from './checkout-expiry.js';
 import { CheckoutPageController } from './checkout-page.controller.js';
 import { CheckoutPages } from './checkout-pages.js';
 import { CheckoutRefusals } from './checkout-refusals.js';
-import { Checkout, CheckoutToken } from './checkout.entity.js';
 import { CheckoutRepository } from './checkout.repository.js';
 import { CheckoutService } from './checkout.service.js';
 import { InitIframeController } from './init-iframe.controller.js';
@@ -19,12 +18,7 @@ import { WidgetController } from './widget.controller.js';
 
 /** The checkout (docs/checkout.md): init-iframe, the widget, its page, the expiry job. */
 @Module({
-  imports: [
-    TypeOrmModule.forFeature([Checkout, CheckoutToken]),
-    PaymentStatusModule,
-    MerchantsModule,
-    CatalogModule,
-  ],
+  imports: [PaymentStatusModule, MerchantsModule, CatalogModule, DepositsModule],
   controllers: [InitIframeController, WidgetController, CheckoutPageController],
   providers: [
     CheckoutService,

@@ -69,7 +69,12 @@ export interface TokenCheckout {
 export abstract class CheckoutRepository {
   abstract findIn(tx: Tx, validationKey: string): Promise<CheckoutRecord | undefined>;
 
-  abstract insert(tx: Tx, checkout: CheckoutRecord): Promise<void>;
+  /**
+   * Inserts the checkout unless one with its key exists; false then. Where another transaction
+   * inserted that key and has not ended (PostgreSQL), waits for it: false once it committed, so
+   * what the caller reads next is what it wrote.
+   */
+  abstract insert(tx: Tx, checkout: CheckoutRecord): Promise<boolean>;
 
   /** Stores a token's hash; the checkout's expiry moves to the token's when that is later. */
   abstract addToken(
@@ -99,6 +104,9 @@ export abstract class CheckoutRepository {
   abstract setChosenPair(tx: Tx, validationKey: string, pair: string): Promise<void>;
 
   abstract setState(tx: Tx, validationKey: string, state: 'open' | 'ended'): Promise<void>;
+
+  /** The expiry looks at the open checkout again at `until` (its session is held open). */
+  abstract postpone(tx: Tx, validationKey: string, until: number): Promise<void>;
 
   /**
    * Keys of open checkouts whose last token expired at `now` or before, at most `limit`; locked

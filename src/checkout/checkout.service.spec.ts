@@ -12,6 +12,12 @@ import { InMemoryAuditEvents, testAuditKeyring } from '../../test/fakes/in-memor
 import { InMemoryCallbackOutbox } from '../../test/fakes/in-memory-callback-outbox.js';
 import { InMemoryCheckouts } from '../../test/fakes/in-memory-checkouts.js';
 import { InMemoryCryptoPairs } from '../../test/fakes/in-memory-crypto-pairs.js';
+import { depositServices } from '../../test/fakes/deposit-services.js';
+import {
+  InMemoryDepositKeys,
+  InMemoryDeposits,
+  InMemoryRates,
+} from '../../test/fakes/in-memory-deposits.js';
 import { InMemoryMerchants } from '../../test/fakes/in-memory-merchants.js';
 import { InMemoryPaymentSessions } from '../../test/fakes/in-memory-payment-sessions.js';
 import { InMemoryTransactions } from '../../test/fakes/in-memory-transactions.js';
@@ -22,12 +28,20 @@ import { CHECKOUT_REFUSALS_LIMIT, CheckoutRefusals } from './checkout-refusals.j
 import { secretHash } from './checkout-secrets.js';
 import { CHECKOUT_BATCH, CheckoutService } from './checkout.service.js';
 import type { InitIframeDto } from './dto/init-iframe.dto.js';
+import { SANDBOX_DEPOSIT_KEYS } from '../deposits/sandbox-keys.js';
 
 const SHOP = 'shop';
 const OTHER = 'other';
 const ADDRESS = 'ip:203.0.113.7';
 const T0 = Date.parse('2026-03-01T12:00:00Z');
 const TTL_MS = 1_800_000;
+const USDT_ON_TRON = {
+  network: 'tron',
+  tokenContract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
+  decimals: 6,
+  confirmations: 20,
+} as const;
+const BITCOIN = { network: 'bitcoin', decimals: 8, confirmations: 3 } as const;
 
 function request(validationKey: string, overrides: Partial<InitIframeDto> = {}): InitIframeDto {
   return {
@@ -59,11 +73,17 @@ function request(validationKey: string, overrides: Partial<InitIframeDto> = {}):
 async function setup(env: Record<string, string> = {}) {
   const config = loadConfig({ CHECKOUT_SANDBOX: 'true', ...env });
   const merchantStore = new InMemoryMerchants();
-  const sessions = new InMemoryPaymentSessions(merchantStore);
+  const sessions = new InMemoryPaymentSessions();
   const outbox = new InMemoryCallbackOutbox();
   const events = new InMemoryAuditEvents();
   const pairs = new InMemoryCryptoPairs();
   const checkouts = new InMemoryCheckouts();
+  const depositStores = {
+    keys: new InMemoryDepositKeys(),
+    rates: new InMemoryRates(),
+    deposits: new InMemoryDeposits(),
+    merchants: merchantStore,
+  };
   const transactions = new InMemoryTransactions(
     sessions,
     merchantStore,
@@ -71,6 +91,9 @@ async function setup(env: Record<string, string> = {}) {
     events,
     pairs,
     checkouts,
+    depositStores.keys,
+    depositStores.rates,
+    depositStores.deposits,
   );
   const audit = new AuditTrail(events, transactions, testAuditKeyring());
   const { merchants } = merchantServices(merchantStore, transactions, undefined, undefined, audit);
@@ -90,6 +113,7 @@ async function setup(env: Record<string, string> = {}) {
   const cache = createCache({ stores: [boundedMemoryStore(1024 * 1024)] });
   const catalog = new CatalogService(pairs, transactions, cache, config, audit);
   const refusals = new CheckoutRefusals(new FixedWindowStorage());
+  const deposits = depositServices(config, depositStores, transactions, audit, paymentSessions);
   const service = new CheckoutService(
     config,
     checkouts,
@@ -99,23 +123,33 @@ async function setup(env: Record<string, string> = {}) {
     transactions,
     refusals,
     new AccountNumbers(randomBytes(32)),
+    deposits.payments,
+    deposits.deposits,
+    deposits.sandboxDeposits,
     holders,
+    deposits.paidReports,
   );
   await merchants.createMerchant({ id: SHOP, name: 'Shop' });
   await merchants.createMerchant({ id: OTHER, name: 'Other' });
-  for (const [currencyCode, protocol, countryCode] of [
-    ['USDT', 'TRC20', 'IE'],
-    ['BTC', 'BITCOIN', 'IE'],
-    ['USDC', 'BASE', 'DE'],
-  ]) {
+  for (const [currencyCode, protocol, countryCode, settlement] of [
+    ['USDT', 'TRC20', 'IE', USDT_ON_TRON],
+    ['BTC', 'BITCOIN', 'IE', BITCOIN],
+    ['USDC', 'BASE', 'DE', undefined],
+  ] as const) {
     await catalog.create({
       currencyCode,
       currencyName: `${currencyCode} coin`,
       protocol,
       countryCode,
       enabled: true,
+      ...(settlement ? { settlement } : {}),
     });
   }
+  // The shop's pairs can be paid on chain: its keys, and prices in its sessions' currency.
+  await deposits.keys.put(SHOP, 'tron', SANDBOX_DEPOSIT_KEYS.tron);
+  await deposits.keys.put(SHOP, 'bitcoin', SANDBOX_DEPOSIT_KEYS.bitcoin);
+  await deposits.rates.put('USDT', 'EUR', '0.92', undefined, T0);
+  await deposits.rates.put('BTC', 'EUR', '90000', undefined, T0);
   return { service, paymentSessions, sessions, checkouts, outbox, transactions };
 }
 

@@ -1,10 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { CatalogService } from '../catalog/catalog.service.js';
+import type { Settlement } from '../deposits/settlement.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { toMinorUnits, type StoredMoney } from '../common/money.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { Transactions, type Tx } from '../database/transactions.js';
+import {
+  CheckoutPayments,
+  pairName,
+  type PaymentInstructions,
+} from '../deposits/checkout-payments.service.js';
+import { DepositService, UNDERPAID } from '../deposits/deposits.service.js';
+import { PaidSessionReports } from '../deposits/paid-session-reports.js';
+import { SandboxDeposits, type SandboxDepositKind } from '../deposits/sandbox-deposits.js';
 import { originOf } from '../merchants/checkout-origins.js';
 import { DEMO_MERCHANT_ID } from '../merchants/merchant-id.js';
 import { MerchantService } from '../merchants/merchant.service.js';
@@ -43,6 +52,9 @@ import type { InitIframeDto } from './dto/init-iframe.dto.js';
 /** Checkouts expired, or erased, per transaction of the background job. */
 export const CHECKOUT_BATCH = 200;
 
+/** How soon the expiry looks again at a session held open by a deposit still confirming. */
+const HELD_RECHECK_MS = 60_000;
+
 /** Pairs the page offers at most (the catalog's largest page). */
 const MAX_PAIRS = 100;
 
@@ -54,6 +66,12 @@ export interface OfferedPair {
   currencyCode: string;
   currencyName: string;
   protocol: string;
+  /**
+   * It can be paid on chain now: the page will show an amount and an address once it is chosen.
+   * Always true in production, where only such pairs are offered; in the sandbox the others are
+   * offered too, for the outcome buttons alone.
+   */
+  payable: boolean;
 }
 
 /** What the page shows: never the customer's personal data. */
@@ -70,6 +88,12 @@ export interface CheckoutView {
   detailsErased: boolean;
   /** `CURRENCY/PROTOCOL` once chosen. */
   chosenPair: string | null;
+  /**
+   * Once a pair paid on chain is chosen: what to send where, the quote's time and the payment's
+   * progress (PaymentInstructions, src/deposits/checkout-payments.service.ts). Its QR code is
+   * served at `GET /checkout/{token}/qr.svg`.
+   */
+  payment?: PaymentInstructions;
   /** The page's single-use nonce, for the next action; only while the checkout is open. */
   nonce?: string;
   /** How the payment ended (stage `ended`). */
@@ -87,6 +111,11 @@ export interface CheckoutState {
   status: SessionRecord['status'];
   stage: CheckoutStage;
   outcome?: WidgetOutcome;
+  /**
+   * The payment step while the payment is open, once a pair paid on chain is chosen (as
+   * CheckoutView's): its progress, and the quote, which may be renewed.
+   */
+  payment?: PaymentInstructions;
 }
 
 /** A tester's choice of outcome in the sandbox. */
@@ -114,9 +143,17 @@ export class CheckoutService {
     private readonly transactions: Transactions,
     private readonly refusals: CheckoutRefusals,
     private readonly accounts: AccountNumbers,
+    private readonly payments: CheckoutPayments,
+    private readonly deposits: DepositService,
+    private readonly sandboxDeposits: SandboxDeposits,
     holders: PersonalDataHolders,
+    paidReports: PaidSessionReports,
   ) {
     holders.register((tx, validationKey) => this.eraseIn(tx, validationKey, Date.now()));
+    paidReports.register(async (tx, validationKey, payment) => {
+      const checkout = await this.checkouts.findIn(tx, validationKey);
+      return checkout && paidReport(checkout, payment.pair, payment.sourceMoney);
+    });
   }
 
   /**
@@ -137,10 +174,23 @@ export class CheckoutService {
     const expiresAt = now + this.config.checkout.tokenTtlSeconds * 1000;
     const actor: Actor = { kind: 'merchant', id: merchant };
     await this.sessions.transact(async (tx) => {
+      // The key is claimed first: of identical requests racing (on several instances), one
+      // inserts the checkout and the others wait for its transaction, then read what it wrote
+      // and answer as a repeat.
+      const claimed = await this.checkouts.insert(tx, {
+        validationKey: key,
+        merchantId: merchant,
+        request,
+        expiresAt,
+        state: 'open',
+        chosenPair: null,
+        pageNonceHash: null,
+        personalDataErasedAt: null,
+      });
       const session = await this.sessions.findIn(tx, key);
-      const existing = await this.checkouts.findIn(tx, key);
-      if (!session) {
-        if (existing) throw keyInUse();
+      if (claimed) {
+        // A session without a checkout: the operator's.
+        if (session) throw keyInUse();
         if (!(await this.merchants.checkoutProfile(tx, merchant))) throw noMerchant();
         const report = {
           merchantId: merchant,
@@ -148,19 +198,15 @@ export class CheckoutService {
           returnUrl: request.returnUrl,
           ...(request.errorUrl === null ? {} : { errorUrl: request.errorUrl }),
         } as PaymentReportDto;
-        await this.sessions.apply(tx, key, report, { callbacks: true, actor });
-        await this.checkouts.insert(tx, {
-          validationKey: key,
-          merchantId: merchant,
-          request,
-          expiresAt,
-          state: 'open',
-          chosenPair: null,
-          pageNonceHash: null,
-          personalDataErasedAt: null,
-        });
+        await this.sessions.transition(
+          tx,
+          { validationKey: key, report },
+          { callbacks: true, actor, onlyFrom: { statuses: [null], conflict: KEY_IN_USE } },
+        );
       } else {
+        const existing = await this.checkouts.findIn(tx, key);
         if (
+          !session ||
           !existing ||
           session.merchantId !== merchant ||
           existing.merchantId !== merchant ||
@@ -175,10 +221,12 @@ export class CheckoutService {
           });
         }
         if (session.status === 'NOT_COMPLETED') {
-          await this.sessions.apply(
+          await this.sessions.transition(
             tx,
-            key,
-            { merchantId: merchant, status: 'PENDING' } as PaymentReportDto,
+            {
+              validationKey: key,
+              report: { merchantId: merchant, status: 'PENDING' } as PaymentReportDto,
+            },
             {
               callbacks: true,
               actor,
@@ -204,7 +252,11 @@ export class CheckoutService {
       const view = await this.transactions.run(async (tx): Promise<CheckoutView> => {
         const session = await this.requireSession(tx, checkout.validationKey);
         const profile = await this.merchants.checkoutProfile(tx, checkout.merchantId);
-        const stage = stageOf(found, session, now);
+        const payment =
+          checkout.chosenPair === null
+            ? undefined
+            : await this.paymentOf(tx, checkout.validationKey, checkout.chosenPair, session, now);
+        const stage = stageOf(found, session, now, payment);
         const nonce = stage === 'choose' || stage === 'chosen' ? newPageNonce() : undefined;
         if (nonce) {
           await this.checkouts.replaceNonce(tx, checkout.validationKey, null, secretHash(nonce));
@@ -220,12 +272,16 @@ export class CheckoutService {
           pairs: [],
           detailsErased: checkout.personalDataErasedAt !== null,
           chosenPair: checkout.chosenPair,
+          ...(payment ? { payment } : {}),
           ...(nonce ? { nonce } : {}),
           ...(stage === 'ended' ? { ended: endedOf(session) } : {}),
           frameAncestors: frameAncestors(session, profile?.checkoutOrigins ?? []),
         };
       });
-      if (view.stage === 'choose') view.pairs = await this.pairsFor(checkout.request);
+      if (view.stage === 'choose') {
+        const pairs = await this.pairsFor(checkout.merchantId, checkout.request, now);
+        view.pairs = pairs.map(({ settlement: _settlement, ...pair }) => pair);
+      }
       return view;
     });
   }
@@ -234,11 +290,18 @@ export class CheckoutService {
   state(token: string, address: string, now = Date.now()): Promise<CheckoutState> {
     return this.guarded(address, async () => {
       const found = await this.found(token);
-      const session = await this.sessions.findListed(found.checkout.validationKey);
-      if (!session) throw unknownToken();
-      const stage = stageOf(found, session, now);
-      const outcome = widgetOutcomeOf(session.status, session.detailedStatus);
-      return { status: session.status, stage, ...(outcome ? { outcome } : {}) };
+      const { validationKey, chosenPair } = found.checkout;
+      if (chosenPair === null) {
+        const session = await this.sessions.findListed(validationKey);
+        if (!session) throw unknownToken();
+        return stateOf(found, session, now);
+      }
+      // A pair chosen: its payment step, whose quote may be renewed, in a transaction.
+      return this.transactions.run(async (tx) => {
+        const session = await this.requireSession(tx, validationKey);
+        const payment = await this.paymentOf(tx, validationKey, chosenPair, session, now);
+        return stateOf(found, session, now, payment);
+      });
     });
   }
 
@@ -252,7 +315,7 @@ export class CheckoutService {
   ): Promise<CheckoutState> {
     return this.guarded(address, async () => {
       const { checkout } = await this.found(token);
-      const offered = await this.pairsFor(checkout.request);
+      const offered = await this.pairsFor(checkout.merchantId, checkout.request, now);
       const chosen = offered.find(
         (p) => p.currencyCode === pair.currencyCode && p.protocol === pair.protocol,
       );
@@ -264,7 +327,21 @@ export class CheckoutService {
       return this.transactions.run(async (tx) => {
         const current = await this.actionable(tx, token, nonce, now);
         const key = current.checkout.validationKey;
-        await this.checkouts.setChosenPair(tx, key, `${chosen.currencyCode}/${chosen.protocol}`);
+        await this.checkouts.setChosenPair(tx, key, pairName(chosen));
+        if (chosen.payable && chosen.settlement) {
+          await this.payments.choose(
+            tx,
+            {
+              validationKey: key,
+              merchantId: current.checkout.merchantId,
+              money: current.checkout.request.money,
+              currencyCode: chosen.currencyCode,
+              protocol: chosen.protocol,
+              settlement: chosen.settlement,
+            },
+            now,
+          );
+        }
         return { status: 'PENDING', stage: 'chosen' } satisfies CheckoutState;
       });
     });
@@ -279,12 +356,7 @@ export class CheckoutService {
     now = Date.now(),
   ): Promise<CheckoutState> {
     return this.guarded(address, async () => {
-      if (!this.config.checkout.sandbox) {
-        throw new ApiError('FORBIDDEN', {
-          message:
-            'The payment processor reports the outcome; a page chooses one only in the sandbox (CHECKOUT_SANDBOX=true).',
-        });
-      }
+      this.sandboxOnly('The payment processor reports the outcome; a page chooses one');
       await this.found(token);
       return this.end(token, nonce, now, (checkout) => {
         if (checkout.chosenPair === null) {
@@ -302,6 +374,70 @@ export class CheckoutService {
     });
   }
 
+  /**
+   * The sandbox's tester pays on chain: a full, an under- or an over-payment of the quote sent to
+   * the checkout's address and reported through the deposit path a watcher's report takes, its
+   * confirmations rising each second (SandboxDeposits). Spends the page's nonce.
+   */
+  sandboxDeposit(
+    token: string,
+    nonce: unknown,
+    kind: SandboxDepositKind,
+    address: string,
+    now = Date.now(),
+  ): Promise<CheckoutState> {
+    return this.guarded(address, async () => {
+      this.sandboxOnly('Deposits are reported by a chain watcher; a page sends one');
+      await this.found(token);
+      const payment = await this.transactions.run(async (tx) => {
+        const { checkout } = await this.actionable(tx, token, nonce, now);
+        const { validationKey, chosenPair } = checkout;
+        const shown =
+          chosenPair === null
+            ? undefined
+            : await this.paymentOf(tx, validationKey, chosenPair, { status: 'PENDING' }, now);
+        if (!shown) {
+          throw new ApiError('CONFLICT', {
+            message: 'Choose a pair paid on chain before sending a deposit.',
+          });
+        }
+        return shown;
+      });
+      const sent = await this.sandboxDeposits.send(payment, kind);
+      return this.state(token, address).then((state) => ({
+        ...state,
+        status: sent.session.status,
+      }));
+    });
+  }
+
+  /**
+   * The payment URI of the checkout's payment step, for its QR code: while the payment is open
+   * and a pair paid on chain is chosen; NOT_FOUND otherwise. Changes nothing but a quote past its
+   * time (renewed, as the page would).
+   */
+  paymentUri(token: string, address: string, now = Date.now()): Promise<string> {
+    return this.guarded(address, async () => {
+      const { checkout } = await this.found(token);
+      const { validationKey, chosenPair } = checkout;
+      const payment =
+        chosenPair === null
+          ? undefined
+          : await this.transactions.run(async (tx) => {
+              const session = await this.requireSession(tx, validationKey);
+              if (session.status !== 'PENDING') return undefined;
+              return this.paymentOf(tx, validationKey, chosenPair, session, now);
+            });
+      if (!payment) {
+        throw new ApiError('NOT_FOUND', {
+          message: 'This checkout has no payment on chain to show.',
+          field: 'token',
+        });
+      }
+      return payment.paymentUri;
+    });
+  }
+
   /** The customer cancels: NOT_COMPLETED (ABANDONED_BY_USER). */
   cancel(token: string, nonce: unknown, address: string, now = Date.now()): Promise<CheckoutState> {
     return this.guarded(address, async () => {
@@ -316,30 +452,59 @@ export class CheckoutService {
 
   /**
    * Expires the open checkouts whose last token has expired, up to CHECKOUT_BATCH in one
-   * transaction: each PENDING session becomes NOT_COMPLETED (EXPIRED) with its callback. Claimed
-   * under a lock another instance skips, and applied through the state machine, so each
-   * expires once. Returns how many checkouts it closed.
+   * transaction: each PENDING session becomes NOT_COMPLETED (EXPIRED) with its callback, all of
+   * them in one transition of the state machine. Claimed under a lock another instance skips,
+   * and applied only from PENDING, so each expires once. Returns how many checkouts it closed.
    */
   expireDue(now = Date.now()): Promise<number> {
     return this.sessions.transact(async (tx) => {
       const keys = await this.checkouts.dueForExpiry(tx, now, CHECKOUT_BATCH);
-      for (const key of keys) {
-        const session = await this.sessions.findIn(tx, key);
-        if (session?.status === 'PENDING') {
-          const report = {
-            merchantId: session.merchantId,
-            status: 'NOT_COMPLETED',
-            detailedStatus: EXPIRED,
-          } as PaymentReportDto;
-          await this.sessions.apply(tx, key, report, {
-            callbacks: true,
-            actor: { kind: 'system' },
-            onlyFrom: { statuses: ['PENDING'], conflict: ENDED },
-          });
+      if (keys.length === 0) return 0;
+      // Judged under the locks of the sessions' deposit addresses, before their states are read:
+      // a deposit report under way is seen whole, or not at all.
+      const decisions = await this.deposits.atExpiry(tx, keys, now);
+      const sessions = await this.sessions.findManyIn(tx, keys);
+      const held: string[] = [];
+      const reports: { validationKey: string; report: PaymentReportDto }[] = [];
+      for (const session of sessions.values()) {
+        if (session.status !== 'PENDING') continue;
+        const decision = decisions.get(session.validationKey) ?? { kind: 'expire' };
+        if (decision.kind === 'hold') {
+          held.push(session.validationKey);
+          continue;
         }
-        await this.checkouts.setState(tx, key, 'ended');
+        reports.push({
+          validationKey: session.validationKey,
+          report: (decision.kind === 'underpaid'
+            ? {
+                merchantId: session.merchantId,
+                status: 'FAILED',
+                detailedStatus: UNDERPAID,
+                errorMessage: decision.errorMessage,
+              }
+            : {
+                merchantId: session.merchantId,
+                status: 'NOT_COMPLETED',
+                detailedStatus: EXPIRED,
+              }) as PaymentReportDto,
+        });
       }
-      return keys.length;
+      // A session another writer ended meanwhile is refused (onlyFrom) and stays as it is.
+      const results = await this.sessions.transition(tx, reports, {
+        callbacks: true,
+        actor: { kind: 'system' },
+        onlyFrom: { statuses: ['PENDING'], conflict: ENDED },
+      });
+      const underpaid = reports
+        .filter(({ report }, i) => report.status === 'FAILED' && !(results[i] instanceof ApiError))
+        .map(({ validationKey }) => validationKey);
+      await this.deposits.flagUnderpaid(tx, underpaid, now);
+      for (const key of keys) {
+        // A deposit still confirming holds the session open: it is looked at again later.
+        if (held.includes(key)) await this.checkouts.postpone(tx, key, now + HELD_RECHECK_MS);
+        else await this.checkouts.setState(tx, key, 'ended');
+      }
+      return keys.length - held.length;
     });
   }
 
@@ -387,11 +552,15 @@ export class CheckoutService {
     return this.sessions.transact(async (tx) => {
       const { checkout } = await this.actionable(tx, token, nonce, now);
       const report = reportOf(checkout);
-      const { session } = await this.sessions.apply(tx, checkout.validationKey, report, {
-        callbacks: true,
-        actor: { kind: 'customer' },
-        onlyFrom: { statuses: ['PENDING'], conflict: ENDED },
-      });
+      const { session } = await this.sessions.transition(
+        tx,
+        { validationKey: checkout.validationKey, report },
+        {
+          callbacks: true,
+          actor: { kind: 'customer' },
+          onlyFrom: { statuses: ['PENDING'], conflict: ENDED },
+        },
+      );
       await this.checkouts.setState(tx, checkout.validationKey, 'ended');
       return {
         status: session.status,
@@ -437,6 +606,15 @@ export class CheckoutService {
     return found;
   }
 
+  /** FORBIDDEN outside the sandbox: `what` happens there only. */
+  private sandboxOnly(what: string): void {
+    if (!this.config.checkout.sandbox) {
+      throw new ApiError('FORBIDDEN', {
+        message: `${what} only in the sandbox (CHECKOUT_SANDBOX=true).`,
+      });
+    }
+  }
+
   private async found(token: string): Promise<TokenCheckout> {
     const found = isTokenShaped(token)
       ? await this.checkouts.findByToken(secretHash(token))
@@ -451,18 +629,40 @@ export class CheckoutService {
     return session;
   }
 
-  private async pairsFor(request: CheckoutRequest): Promise<OfferedPair[]> {
+  /**
+   * The pairs the page offers: the catalog's enabled for the customer's country that can be paid
+   * on chain now (a settlement, the merchant's key for its network, a fresh rate in the session's
+   * currency); in the sandbox every enabled pair, each saying whether it can be.
+   */
+  private async pairsFor(
+    merchantId: string,
+    request: CheckoutRequest,
+    now: number,
+  ): Promise<(OfferedPair & { settlement: Settlement | null })[]> {
     if (!request.address) return [];
-    const page = await this.catalog.listEnabled({
-      countryCode: request.address.countryCode,
-      page: 0,
-      size: MAX_PAIRS,
-    });
-    return page.items.map(({ currencyCode, currencyName, protocol }) => ({
-      currencyCode,
-      currencyName,
-      protocol,
-    }));
+    const pairs = await this.catalog.enabledIn(request.address.countryCode, MAX_PAIRS);
+    const payable = await this.payments.payable(merchantId, request.money.currency, pairs, now);
+    return pairs
+      .map(({ currencyCode, currencyName, protocol, settlement }) => ({
+        currencyCode,
+        currencyName,
+        protocol,
+        payable: payable.has(pairName({ currencyCode, protocol })),
+        settlement,
+      }))
+      .filter((pair) => pair.payable || this.config.checkout.sandbox);
+  }
+
+  /** The payment step of the chosen pair, when it is paid on chain. */
+  private async paymentOf(
+    tx: Tx,
+    validationKey: string,
+    chosenPair: string,
+    session: Pick<SessionRecord, 'status'>,
+    now: number,
+  ): Promise<PaymentInstructions | undefined> {
+    const payment = await this.payments.instructions(tx, validationKey, session.status, now);
+    return payment?.pair === chosenPair ? payment : undefined;
   }
 
   /** Refused requests (4xx) count against the address's limit; a blocked address gets 429. */
@@ -531,9 +731,14 @@ function decimal(amountMinor: number): string {
 /**
  * SUCCESSFUL, made from the request: the money asked for (requested, sent and received; the
  * sandbox charges no fee), the merchant's references, the customer and the chosen pair, and a
- * new transactionReference.
+ * new transactionReference. Paid on chain, `sourceMoney` is what arrived: the crypto received,
+ * valued at the quote's price in the session's currency (docs/decisions.md).
  */
-function paidReport(checkout: CheckoutRecord, pair: string): PaymentReportDto {
+function paidReport(
+  checkout: CheckoutRecord,
+  pair: string,
+  received?: StoredMoney,
+): PaymentReportDto {
   const request = checkout.request;
   const money = { amount: decimal(request.money.amountMinor), currency: request.money.currency };
   const client = request.client;
@@ -541,7 +746,9 @@ function paidReport(checkout: CheckoutRecord, pair: string): PaymentReportDto {
     merchantId: checkout.merchantId,
     status: 'SUCCESSFUL',
     paymentResponse: {
-      sourceMoney: money,
+      sourceMoney: received
+        ? { amount: decimal(received.amountMinor), currency: received.currency }
+        : money,
       destinationMoney: money,
       totalFees: { amount: '0.00', currency: request.money.currency },
       money,
@@ -569,9 +776,33 @@ function paidReport(checkout: CheckoutRecord, pair: string): PaymentReportDto {
   } as PaymentReportDto;
 }
 
-function stageOf(found: TokenCheckout, session: SessionRecord, now: number): CheckoutStage {
+function stateOf(
+  found: TokenCheckout,
+  session: Pick<SessionRecord, 'status' | 'detailedStatus'>,
+  now: number,
+  payment?: PaymentInstructions,
+): CheckoutState {
+  const outcome = widgetOutcomeOf(session.status, session.detailedStatus);
+  return {
+    status: session.status,
+    stage: stageOf(found, session, now, payment),
+    ...(outcome ? { outcome } : {}),
+    ...(payment && session.status === 'PENDING' ? { payment } : {}),
+  };
+}
+
+/**
+ * Where the page stands. A token past its time shows the payment expired, unless a deposit was
+ * seen and is confirming: the session is held open, and the page keeps showing its progress.
+ */
+function stageOf(
+  found: TokenCheckout,
+  session: Pick<SessionRecord, 'status'>,
+  now: number,
+  payment?: PaymentInstructions,
+): CheckoutStage {
   if (session.status !== 'PENDING') return 'ended';
-  if (found.tokenExpiresAt <= now) return 'expired';
+  if (found.tokenExpiresAt <= now && payment?.progress.state !== 'seen') return 'expired';
   return found.checkout.chosenPair === null ? 'choose' : 'chosen';
 }
 

@@ -21,6 +21,13 @@ export interface PageMessages {
   reason: string;
   reasons: Record<FailureReason, string>;
   confirm: string;
+  /** "Send exactly" 10.869566 USDT on TRON */
+  sendExactly: string;
+  toAddress: string;
+  qrCode: string;
+  onlyThis: string;
+  quoteUntil: string;
+  sandboxFunds: string;
   waiting: string;
   paid: string;
   failed: string;
@@ -58,6 +65,12 @@ const en: PageMessages = {
     TECHNICAL_ERROR: 'Technical error',
   },
   confirm: 'Confirm outcome',
+  sendExactly: 'Send exactly',
+  toAddress: 'to this address:',
+  qrCode: 'QR code of this payment, for a wallet to scan',
+  onlyThis: 'Send only this currency, on this network: anything else may be lost.',
+  quoteUntil: 'This amount holds until',
+  sandboxFunds: 'Sandbox — never send real funds',
   waiting: 'Waiting for your payment to be confirmed. This page updates by itself.',
   paid: 'Payment received. Thank you.',
   failed: 'The payment failed.',
@@ -96,6 +109,12 @@ const de: PageMessages = {
     TECHNICAL_ERROR: 'Technischer Fehler',
   },
   confirm: 'Ergebnis bestätigen',
+  sendExactly: 'Senden Sie genau',
+  toAddress: 'an diese Adresse:',
+  qrCode: 'QR-Code dieser Zahlung, für eine Wallet zum Scannen',
+  onlyThis: 'Senden Sie nur diese Währung, über dieses Netzwerk: alles andere kann verloren gehen.',
+  quoteUntil: 'Dieser Betrag gilt bis',
+  sandboxFunds: 'Sandbox — senden Sie niemals echtes Geld',
   waiting: 'Wir warten auf die Bestätigung Ihrer Zahlung. Diese Seite aktualisiert sich selbst.',
   paid: 'Zahlung erhalten. Vielen Dank.',
   failed: 'Die Zahlung ist fehlgeschlagen.',

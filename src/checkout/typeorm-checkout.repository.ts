@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, LessThan } from 'typeorm';
 import { claimLockClause } from '../database/dialect.js';
+import { EntityColumns } from '../database/entity-columns.js';
+import { execute } from '../database/sql.js';
 import type { Tx } from '../database/transactions.js';
 import { insertRows, managerOf } from '../database/typeorm-transactions.js';
 import { Checkout, CheckoutToken } from './checkout.entity.js';
@@ -12,13 +14,37 @@ import {
   TokenCheckout,
 } from './checkout.repository.js';
 
+/** A CheckoutRecord's properties, in the order of the columns of its insert. */
+const RECORD = [
+  'validationKey',
+  'merchantId',
+  'request',
+  'expiresAt',
+  'state',
+  'chosenPair',
+  'pageNonceHash',
+  'personalDataErasedAt',
+] as const satisfies readonly (keyof Checkout & keyof CheckoutRecord)[];
+
 @Injectable()
 export class TypeOrmCheckoutRepository extends CheckoutRepository {
   private readonly lock: string;
+  /**
+   * A new checkout, unless its key is taken: the conflict waits for the transaction that took it
+   * (PostgreSQL), so identical init-iframe requests racing on several instances queue behind the
+   * first instead of failing on the key.
+   */
+  private readonly insertSql: string;
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {
     super();
     this.lock = claimLockClause(dataSource);
+    const checkouts = new EntityColumns(dataSource, Checkout);
+    const columns = RECORD.map((property) => checkouts.name(property));
+    this.insertSql =
+      `INSERT INTO ${checkouts.table} (${columns.join(', ')}) ` +
+      `VALUES (${columns.map(() => '?').join(', ')}) ` +
+      `ON CONFLICT (${checkouts.name('validationKey')}) DO NOTHING`;
   }
 
   async findIn(tx: Tx, validationKey: string): Promise<CheckoutRecord | undefined> {
@@ -26,8 +52,14 @@ export class TypeOrmCheckoutRepository extends CheckoutRepository {
     return row ? toRecord(row) : undefined;
   }
 
-  async insert(tx: Tx, checkout: CheckoutRecord): Promise<void> {
-    await insertRows(tx, Checkout, { ...checkout, request: JSON.stringify(checkout.request) });
+  async insert(tx: Tx, checkout: CheckoutRecord): Promise<boolean> {
+    const stored = { ...checkout, request: JSON.stringify(checkout.request) };
+    const { affected } = await execute(
+      tx,
+      this.insertSql,
+      RECORD.map((property) => stored[property]),
+    );
+    return affected === 1;
   }
 
   async addToken(
@@ -36,17 +68,12 @@ export class TypeOrmCheckoutRepository extends CheckoutRepository {
     validationKey: string,
     expiresAt: number,
   ): Promise<void> {
-    const manager = managerOf(tx);
     await insertRows(tx, CheckoutToken, { tokenHash, validationKey, expiresAt });
-    await manager
-      .createQueryBuilder()
-      .update(Checkout)
-      .set({ expiresAt })
-      .where('validation_key = :validationKey AND expires_at < :expiresAt', {
-        validationKey,
-        expiresAt,
-      })
-      .execute();
+    await managerOf(tx).update(
+      Checkout,
+      { validationKey, expiresAt: LessThan(expiresAt) },
+      { expiresAt },
+    );
   }
 
   findByToken(tokenHash: string): Promise<TokenCheckout | undefined> {
@@ -73,13 +100,10 @@ export class TypeOrmCheckoutRepository extends CheckoutRepository {
     expected: string | null,
     next: string,
   ): Promise<boolean> {
-    const update = managerOf(tx)
-      .createQueryBuilder()
-      .update(Checkout)
-      .set({ pageNonceHash: next })
-      .where('validation_key = :validationKey', { validationKey });
-    if (expected !== null) update.andWhere('page_nonce_hash = :expected', { expected });
-    return (await update.execute()).affected === 1;
+    const current =
+      expected === null ? { validationKey } : { validationKey, pageNonceHash: expected };
+    const { affected } = await managerOf(tx).update(Checkout, current, { pageNonceHash: next });
+    return affected === 1;
   }
 
   async setChosenPair(tx: Tx, validationKey: string, pair: string): Promise<void> {
@@ -90,26 +114,25 @@ export class TypeOrmCheckoutRepository extends CheckoutRepository {
     await managerOf(tx).update(Checkout, { validationKey }, { state });
   }
 
+  async postpone(tx: Tx, validationKey: string, until: number): Promise<void> {
+    await managerOf(tx).update(Checkout, { validationKey }, { expiresAt: until });
+  }
+
   dueForExpiry(tx: Tx, now: number, limit: number): Promise<string[]> {
-    return this.claim(tx, "c.state = 'open' AND c.expires_at <= :at", now, limit);
+    return this.claim(tx, "c.state = 'open' AND c.expiresAt <= :at", now, limit);
   }
 
   dueForErasure(tx: Tx, before: number, limit: number): Promise<string[]> {
-    return this.claim(
-      tx,
-      'c.personal_data_erased_at IS NULL AND c.expires_at <= :at',
-      before,
-      limit,
-    );
+    return this.claim(tx, 'c.personalDataErasedAt IS NULL AND c.expiresAt <= :at', before, limit);
   }
 
   private async claim(tx: Tx, where: string, at: number, limit: number): Promise<string[]> {
     const manager = managerOf(tx);
     const due = manager
       .createQueryBuilder(Checkout, 'c')
-      .select('c.validation_key', 'validationKey')
+      .select('c.validationKey', 'validationKey')
       .where(where, { at })
-      .orderBy('c.expires_at', 'ASC')
+      .orderBy('c.expiresAt', 'ASC')
       .limit(limit);
     const [sql, parameters] = due.getQueryAndParameters();
     const rows = (await manager.query(sql + this.lock, parameters)) as { validationKey: string }[];

@@ -418,6 +418,9 @@ describe('loadConfig', () => {
     PERSONAL_DATA_SWEEP_SECONDS: (env) => loadConfig(env).personalData.sweepSeconds,
     CHECKOUT_TOKEN_TTL_SECONDS: (env) => loadConfig(env).checkout.tokenTtlSeconds,
     CHECKOUT_EXPIRY_SWEEP_SECONDS: (env) => loadConfig(env).checkout.expirySweepSeconds,
+    RATE_MAX_AGE_SECONDS: (env) => loadConfig(env).deposits.rateMaxAgeSeconds,
+    QUOTE_TTL_SECONDS: (env) => loadConfig(env).deposits.quoteTtlSeconds,
+    LATE_DEPOSIT_WATCH_SECONDS: (env) => loadConfig(env).deposits.lateDepositWatchSeconds,
   };
 
   describe.each(

@@ -62,6 +62,17 @@ export interface AppConfig {
   personalData: PersonalDataConfig;
   audit: AuditConfig;
   checkout: CheckoutConfig;
+  deposits: DepositsConfig;
+}
+
+/** Paying a checkout on chain (docs/operators.md, "Deposits"). */
+export interface DepositsConfig {
+  /** A rate older than this is stale: it quotes nothing. */
+  rateMaxAgeSeconds: number;
+  /** How long a quote holds before the page offers a fresh one (unless a deposit was seen). */
+  quoteTtlSeconds: number;
+  /** How long after its session ended an address is still listed for watchers. */
+  lateDepositWatchSeconds: number;
 }
 
 /** The checkout: init-iframe, the widget and its page (docs/checkout.md). */
@@ -182,6 +193,9 @@ export const INTEGER_VARIABLES = {
   PERSONAL_DATA_SWEEP_SECONDS: { default: 60, min: 1, max: 86_400 },
   CHECKOUT_TOKEN_TTL_SECONDS: { default: 1_800, min: 1, max: 604_800 },
   CHECKOUT_EXPIRY_SWEEP_SECONDS: { default: 10, min: 1, max: 3_600 },
+  RATE_MAX_AGE_SECONDS: { default: 300, min: 1, max: 86_400 },
+  QUOTE_TTL_SECONDS: { default: 900, min: 1, max: 86_400 },
+  LATE_DEPOSIT_WATCH_SECONDS: { default: 604_800, min: 0, max: 31_536_000 },
 } as const satisfies Record<string, IntegerRule>;
 
 export type IntegerVariable = keyof typeof INTEGER_VARIABLES;
@@ -386,6 +400,11 @@ export function loadConfig(env: Env = process.env): AppConfig {
       tokenTtlSeconds: int('CHECKOUT_TOKEN_TTL_SECONDS'),
       sandbox: flag('CHECKOUT_SANDBOX', 'false'),
       expirySweepSeconds: int('CHECKOUT_EXPIRY_SWEEP_SECONDS'),
+    },
+    deposits: {
+      rateMaxAgeSeconds: integer(env, 'RATE_MAX_AGE_SECONDS'),
+      quoteTtlSeconds: integer(env, 'QUOTE_TTL_SECONDS'),
+      lateDepositWatchSeconds: integer(env, 'LATE_DEPOSIT_WATCH_SECONDS'),
     },
   };
   problems.push(...combinationProblems(env, config));

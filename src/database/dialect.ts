@@ -239,15 +239,6 @@ export function isLostRace(error: unknown): boolean {
   return code === '40P01' || code === '40001';
 }
 
-/**
- * A timestamp column read without TypeORM: PostgreSQL's driver gives a Date; SQLite gives the
- * text of CURRENT_TIMESTAMP, `YYYY-MM-DD HH:MM:SS` in UTC.
- */
-export function timestampOf(value: Date | string): Date {
-  if (value instanceof Date) return value;
-  return new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(value) ? value : `${value.replace(' ', 'T')}Z`);
-}
-
 /** Timestamp column type of a migration. */
 export function timestampType(queryRunner: QueryRunner): string {
   return queryRunner.connection.driver.options.type === 'postgres' ? 'timestamptz' : 'datetime';

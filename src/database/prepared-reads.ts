@@ -1,19 +1,48 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import {
+  DataSource,
+  type EntityMetadata,
+  type EntityTarget,
+  type ObjectLiteral,
+  type SelectQueryBuilder,
+} from 'typeorm';
+import type { DatabaseKind } from '../config/app-config.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { kindOf, readPoolSize } from './dialect.js';
 import { openReadConnection, type ReadConnection } from './read-connection.js';
+import { forDatabase } from './sql.js';
+
+type ColumnMetadata = EntityMetadata['columns'][number];
+
+/** Which page of a list: zero-based page number and page size. */
+export interface PageRequest {
+  page: number;
+  size: number;
+}
+
+/** One page of a list, and how many records there are in all. */
+export interface Page<T> {
+  rows: T[];
+  total: number;
+}
 
 /**
- * The reads made outside transactions (a session by key, a key by hash, the catalog), as
- * prepared statements on the read connection (see ReadConnection): each sees every write
- * committed before it started, and nothing that is not committed. Feature repositories hold the
- * SQL, written with `?` placeholders.
+ * The reads made outside transactions, as prepared statements on the read connection (see
+ * ReadConnection): each sees every write committed before it started, and nothing that is not
+ * committed. Two styles, each for its job:
+ *
+ * - the lists whose statement depends on what is asked (the catalog's page, the operator's
+ *   lists) are built with TypeORM's query builder over an entity (`of`): its columns, their
+ *   names and the properties they are read as come from the entity's metadata;
+ * - the few fixed statements of the hot paths (a session by key, a key or a token by its hash,
+ *   the catalog's revision) are written by hand with `?` placeholders (`all`, `first`,
+ *   `byKeys`): docs/decisions.md, "The write path's statements".
  */
 @Injectable()
 export class PreparedReads implements OnApplicationShutdown {
   private connection?: Promise<ReadConnection>;
+  private readonly kind: DatabaseKind;
   /** Reads worth running at once on the database in use (see BatchedReads). */
   readonly concurrency: number;
 
@@ -21,16 +50,16 @@ export class PreparedReads implements OnApplicationShutdown {
     @InjectDataSource() private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
-    this.concurrency =
-      kindOf(dataSource) === 'postgres' ? readPoolSize(config.databasePoolSize) : 1;
+    this.kind = kindOf(dataSource);
+    this.concurrency = this.kind === 'postgres' ? readPoolSize(config.databasePoolSize) : 1;
   }
 
-  /** The rows of the query. */
+  /** The rows of a statement written with `?` placeholders. */
   async all<T>(sql: string, parameters: readonly unknown[]): Promise<T[]> {
-    return (await this.open()).all<T>(sql, parameters);
+    return (await this.open()).all<T>(forDatabase(this.kind, sql), parameters);
   }
 
-  /** The first row of the query, or undefined. */
+  /** The first row of the statement, or undefined. */
   async first<T>(sql: string, parameters: readonly unknown[]): Promise<T | undefined> {
     return (await this.all<T>(sql, parameters))[0];
   }
@@ -43,8 +72,57 @@ export class PreparedReads implements OnApplicationShutdown {
    */
   async byKeys<T>(select: string, column: string, keys: readonly string[]): Promise<T[]> {
     const connection = await this.open();
-    return connection.all<T>(`${select} WHERE ${connection.inKeys(column)}`, [
-      connection.keysParameter(keys),
+    return connection.all<T>(
+      forDatabase(this.kind, `${select} WHERE ${connection.inKeys(column)}`),
+      [connection.keysParameter(keys)],
+    );
+  }
+
+  /**
+   * A read of `entity`'s rows (as `alias` in the query), selecting the columns of `properties`
+   * (every column when absent), each as its property's name: add conditions and order to its
+   * `query`, then take its rows or a page of them.
+   */
+  of<E extends ObjectLiteral, P extends keyof E & string>(
+    entity: EntityTarget<E>,
+    alias: string,
+    properties?: readonly P[],
+  ): EntityRead<Pick<E, P>> {
+    const metadata = this.dataSource.getMetadata(entity);
+    const columns = properties
+      ? properties.map((property) => columnOf(metadata, property))
+      : metadata.columns;
+    const query = this.dataSource.createQueryBuilder<E>(entity, alias).select([]);
+    for (const column of columns) {
+      query.addSelect(`${alias}.${column.propertyName}`, column.propertyName);
+    }
+    return new EntityRead<Pick<E, P>>(
+      query as unknown as SelectQueryBuilder<Pick<E, P>>,
+      columns,
+      metadata.primaryColumns[0].propertyName,
+      this,
+    );
+  }
+
+  /** Hydrates a column's value as TypeORM's own reads do: booleans, dates, transformers. */
+  hydrated(value: unknown, column: ColumnMetadata): unknown {
+    return this.dataSource.driver.prepareHydratedValue(value, column);
+  }
+
+  /**
+   * Runs a statement the query builder made (in the database's own placeholders), at most `limit`
+   * rows when given.
+   */
+  async built<T, Q extends ObjectLiteral = ObjectLiteral>(
+    query: SelectQueryBuilder<Q>,
+    limit?: number,
+  ): Promise<T[]> {
+    const [sql, parameters] = statementOf(query);
+    if (limit === undefined) return (await this.open()).all<T>(sql, parameters);
+    const placeholder = this.dataSource.driver.createParameter('limit', parameters.length);
+    return (await this.open()).all<T>(`${sql} LIMIT ${placeholder}`, [
+      ...parameters,
+      String(limit),
     ]);
   }
 
@@ -65,4 +143,79 @@ export class PreparedReads implements OnApplicationShutdown {
     this.connection = undefined;
     await (await connection?.catch(() => undefined))?.close();
   }
+}
+
+/**
+ * A read over one entity, built with TypeORM's query builder and run as a prepared statement on
+ * the read connection: `query` takes the conditions and order; `rows` and `page` run it.
+ */
+export class EntityRead<T extends ObjectLiteral> {
+  constructor(
+    readonly query: SelectQueryBuilder<T>,
+    private readonly columns: readonly ColumnMetadata[],
+    /** A column never null in a row: tells the empty page's one row (see page) from a row. */
+    private readonly primary: string,
+    private readonly reads: PreparedReads,
+  ) {}
+
+  /** The rows, at most `limit` when given. */
+  async rows(limit?: number): Promise<T[]> {
+    const rows = await this.reads.built<Record<string, unknown>, T>(this.query, limit);
+    return rows.map((row) => this.hydrate(row));
+  }
+
+  /**
+   * One page of the rows, and how many there are in all, in one statement, so that both come from
+   * the same snapshot. A page past the end is the count's one row with no row of the read.
+   */
+  async page({ page, size }: PageRequest): Promise<Page<T>> {
+    const count = this.query.clone().select('COUNT(*)', 'total').orderBy();
+    const rows = this.query.clone();
+    const paged = this.query
+      .createQueryBuilder()
+      .select('counted.total', 'total')
+      .addSelect('paged.*')
+      .from(`(${count.getQuery()})`, 'counted')
+      .leftJoin(`(${rows.getQuery()} LIMIT :readLimit OFFSET :readOffset)`, 'paged', '1 = 1')
+      .setParameters({ ...this.query.getParameters(), readLimit: size, readOffset: page * size });
+    const found = await this.reads.built<Record<string, unknown> & { total: number | string }>(
+      paged,
+    );
+    return {
+      rows: found.filter((row) => row[this.primary] !== null).map((row) => this.hydrate(row)),
+      total: Number(found[0]?.total ?? 0),
+    };
+  }
+
+  private hydrate(row: Record<string, unknown>): T {
+    const hydrated: Record<string, unknown> = {};
+    for (const column of this.columns) {
+      hydrated[column.propertyName] = this.reads.hydrated(row[column.propertyName], column);
+    }
+    return hydrated as T;
+  }
+}
+
+function columnOf(metadata: EntityMetadata, property: string): ColumnMetadata {
+  const column = metadata.findColumnWithPropertyName(property);
+  if (!column) throw new Error(`${metadata.name} has no column ${property}`);
+  return column;
+}
+
+/**
+ * The statement of a query and its parameters. TypeORM's SQLite driver writes number parameters
+ * into the text of the statement, so every page, limit or time asked for would be a statement of
+ * its own, prepared and kept by the read connection once per text. So numbers are bound as text,
+ * which both databases compare with the number a column holds: node-postgres sends every
+ * parameter as text anyway, and SQLite gives the text the integer affinity of the column it is
+ * compared with (LIMIT and OFFSET take the text of an integer as that integer).
+ */
+export function statementOf<Q extends ObjectLiteral>(
+  query: SelectQueryBuilder<Q>,
+): [string, unknown[]] {
+  const bound = query.clone();
+  for (const [name, value] of Object.entries(query.getParameters())) {
+    if (typeof value === 'number') bound.setParameter(name, String(value));
+  }
+  return bound.getQueryAndParameters();
 }

@@ -11,11 +11,14 @@ import { databaseFileOf, kindOf, readPoolSize } from './dialect.js';
  * see the group's writes before their COMMIT, which may still fail. On PostgreSQL its clients are
  * never handed to TypeORM or back, so each one's error handling is in place from the moment the
  * pool makes it. Statements are prepared once, through each driver's own statement API, and
- * written with `?` placeholders.
+ * come in the database's own placeholders (`?` on SQLite, `$1`… on PostgreSQL: see PreparedReads).
  */
 export interface ReadConnection {
   all<T>(sql: string, parameters: readonly unknown[]): Promise<T[]>;
-  /** A condition true when `column` is one of the keys given as the one parameter `keysParameter` makes. */
+  /**
+   * A condition true when `column` is one of the keys given as the one parameter `keysParameter`
+   * makes, written with a `?` placeholder.
+   */
   inKeys(column: string): string;
   keysParameter(keys: readonly string[]): unknown;
   /** Statements worth running at once: one on SQLite's connection, the pool's size on PostgreSQL. */
@@ -192,9 +195,7 @@ class PostgresReads implements ReadConnection {
   private named(sql: string): { name: string; text: string } {
     let statement = this.names.get(sql);
     if (!statement) {
-      let position = 0;
-      const text = sql.replace(/\?/g, () => `$${++position}`);
-      statement = { name: `read_${this.names.size + 1}`, text };
+      statement = { name: `read_${this.names.size + 1}`, text: sql };
       this.names.set(sql, statement);
     }
     return statement;

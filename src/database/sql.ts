@@ -1,11 +1,17 @@
+import type { DatabaseKind } from '../config/app-config.js';
 import { kindOf } from './dialect.js';
 import type { Tx } from './transactions.js';
 import { managerOf, sqliteConnectionOf } from './typeorm-transactions.js';
 
-/** `?` placeholders numbered for PostgreSQL (`$1`, `$2`…), once per statement text. */
+/** Statements written with `?`, numbered for PostgreSQL: each text converted once. */
 const NUMBERED = new Map<string, string>();
 
-function numbered(sql: string): string {
+/**
+ * A statement written with `?` placeholders, as the database takes it: unchanged for SQLite,
+ * numbered (`$1`, `$2`…) for PostgreSQL.
+ */
+export function forDatabase(kind: DatabaseKind, sql: string): string {
+  if (kind !== 'postgres') return sql;
   let text = NUMBERED.get(sql);
   if (text === undefined) {
     let position = 0;
@@ -30,7 +36,7 @@ export async function execute<T = unknown>(
   const sqlite = sqliteConnectionOf(tx);
   if (sqlite) return sqlite.run<T>(sql, parameters);
   const manager = managerOf(tx);
-  const text = kindOf(manager.connection) === 'postgres' ? numbered(sql) : sql;
+  const text = forDatabase(kindOf(manager.connection), sql);
   const result = await manager.queryRunner!.query(text, [...parameters], true);
   return { rows: (result.records ?? []) as T[], affected: result.affected ?? 0 };
 }

@@ -19,11 +19,25 @@ export function receiveAddresses(key: AccountKey, first: number, count: number):
   if (!Number.isSafeInteger(count) || count < 1 || first + count - 1 > MAX_ADDRESS_INDEX) {
     throw new RangeError(`No ${count} receive addresses from index ${first}`);
   }
-  const chain = publicChild(accountNode(key), RECEIVE_CHAIN);
-  return Array.from({ length: count }, (_, offset) => {
-    const node = publicChild(chain, first + offset);
-    return addressOf(key.format.addressKind, node.publicKey!, node.identifier!);
-  });
+  const chain = receiveChain(key);
+  return Array.from({ length: count }, (_, offset) => receiveAddressOn(chain, first + offset));
+}
+
+/** An account's external chain (m/.../account'/0), derived: each address is one step below it. */
+export interface ReceiveChain {
+  readonly key: AccountKey;
+  readonly node: HDKey;
+}
+
+/** The account's external chain, for a caller that keeps it to give many addresses. */
+export function receiveChain(key: AccountKey): ReceiveChain {
+  return { key, node: publicChild(accountNode(key), RECEIVE_CHAIN) };
+}
+
+/** The receive address at `index` of a chain already derived: one BIP32 step. */
+export function receiveAddressOn(chain: ReceiveChain, index: number): string {
+  const node = publicChild(chain.node, index);
+  return addressOf(chain.key.format.addressKind, node.publicKey!, node.identifier!);
 }
 
 /**

@@ -11,8 +11,9 @@ import type { OperatorCall } from '../access/operator-call.js';
 import { KeyResolver, type ResolvedKey } from '../access/access-ports.js';
 import { generateApiKey, hashApiKey } from '../access/api-key.js';
 import { ApiKeyViewDto, CreatedApiKeyDto } from './dto/merchant.dto.js';
-import { ApiKeyRecord, MerchantRepository, PageRequest } from './merchant.repository.js';
-import { DEMO_MERCHANT_ID, requireMerchant } from './merchant-id.js';
+import type { PageRequest } from '../database/prepared-reads.js';
+import { ApiKeyRecord, MerchantRepository } from './merchant.repository.js';
+import { DEMO_MERCHANT_ID, merchantNotFound, requireMerchant } from './merchant-id.js';
 import { SANDBOX_API_KEY } from '../openapi/swagger.js';
 
 /** What became of a plaintext key of a merchant: working, revoked, or never stored for it. */
@@ -133,11 +134,9 @@ export class ApiKeyService extends KeyResolver {
     merchantId: string,
     page: PageRequest,
   ): Promise<{ payload: ApiKeyViewDto[]; total: number }> {
-    const { rows, total } = await this.transactions.run(async (tx) => {
-      await requireMerchant(this.merchants, tx, merchantId);
-      return this.merchants.listKeys(tx, merchantId, page);
-    });
-    return { payload: rows.map(toKeyView), total };
+    const listed = await this.merchants.listKeys(merchantId, page);
+    if (!listed) throw merchantNotFound(merchantId);
+    return { payload: listed.rows.map(toKeyView), total: listed.total };
   }
 
   /** Whether this plaintext key of the merchant works, was revoked, or is not stored for it. */

@@ -16,10 +16,13 @@ export async function requireMerchant(
   tx: Tx,
   merchantId: string,
 ): Promise<void> {
-  if (!(await merchants.find(tx, merchantId))) {
-    throw new ApiError('NOT_FOUND', {
-      message: `Merchant ${merchantId} not found.`,
-      field: 'merchantId',
-    });
-  }
+  if (!(await merchants.find(tx, merchantId))) throw merchantNotFound(merchantId);
+}
+
+/** NOT_FOUND for an unknown merchant (an operator resource). */
+export function merchantNotFound(merchantId: string): ApiError {
+  return new ApiError('NOT_FOUND', {
+    message: `Merchant ${merchantId} not found.`,
+    field: 'merchantId',
+  });
 }

@@ -1,3 +1,4 @@
+import type { Page, PageRequest } from '../database/prepared-reads.js';
 import type { Tx } from '../database/transactions.js';
 import type { ResolvedKey } from '../access/access-ports.js';
 
@@ -32,18 +33,6 @@ export interface StoredCallbackSecrets {
   rotatedAt: number | null;
 }
 
-/** One page of a list, and how many records there are in all. */
-export interface Page<T> {
-  rows: T[];
-  total: number;
-}
-
-/** Which page of a list: zero-based page number and page size. */
-export interface PageRequest {
-  page: number;
-  size: number;
-}
-
 /** Storage of merchants and their API keys. */
 export abstract class MerchantRepository {
   /** The unrevoked key with this hash, read on the hot path (outside any transaction). */
@@ -54,8 +43,8 @@ export abstract class MerchantRepository {
 
   abstract find(tx: Tx, id: string): Promise<MerchantRecord | undefined>;
 
-  /** Merchants ordered by id. */
-  abstract list(tx: Tx, page: PageRequest): Promise<Page<ListedMerchant>>;
+  /** Merchants ordered by id, read afresh. */
+  abstract list(page: PageRequest): Promise<Page<ListedMerchant>>;
 
   /** Inserts a merchant; false when one with this id exists already. */
   abstract insert(tx: Tx, merchant: MerchantRecord): Promise<boolean>;
@@ -81,8 +70,11 @@ export abstract class MerchantRepository {
 
   abstract findKey(tx: Tx, merchantId: string, keyId: string): Promise<ApiKeyRecord | undefined>;
 
-  /** The merchant's keys, revoked ones included, oldest first (ties by key id). */
-  abstract listKeys(tx: Tx, merchantId: string, page: PageRequest): Promise<Page<ApiKeyRecord>>;
+  /**
+   * The merchant's keys, revoked ones included, oldest first (ties by key id), read afresh;
+   * undefined for an unknown merchant.
+   */
+  abstract listKeys(merchantId: string, page: PageRequest): Promise<Page<ApiKeyRecord> | undefined>;
 
   abstract insertKey(tx: Tx, key: Omit<ApiKeyRecord, 'createdAt'>): Promise<void>;
 

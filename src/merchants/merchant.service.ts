@@ -14,7 +14,8 @@ import {
   MerchantDto,
   UpdateMerchantDto,
 } from './dto/merchant.dto.js';
-import { MerchantRepository, PageRequest } from './merchant.repository.js';
+import type { PageRequest } from '../database/prepared-reads.js';
+import { MerchantRepository } from './merchant.repository.js';
 
 /** Merchants: created with their first callback secret, listed, loaded from seed files. */
 @Injectable()
@@ -154,7 +155,7 @@ export class MerchantService {
 
   /** Every merchant, ordered by id, a page at a time. */
   async listMerchants(page: PageRequest): Promise<{ payload: ListedMerchantDto[]; total: number }> {
-    const { rows, total } = await this.transactions.run((tx) => this.merchants.list(tx, page));
+    const { rows, total } = await this.merchants.list(page);
     return {
       payload: rows.map(({ id, name, createdAt }) => ({
         id,

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { databaseFileOf } from '../database/dialect.js';
@@ -7,14 +6,12 @@ import { KeyResolver } from '../access/access-ports.js';
 import { ApiKeyService } from './api-key.service.js';
 import { CallbackSecretService } from './callback-secret.service.js';
 import { CallbackSecretBox, callbackSecretKey } from './callback-secrets.js';
-import { ApiKey, Merchant } from './merchant.entity.js';
 import { MerchantRepository } from './merchant.repository.js';
 import { MerchantService } from './merchant.service.js';
 import { TypeOrmMerchantRepository } from './typeorm-merchant.repository.js';
 
 /** Merchants, their API keys (which resolve every merchant request) and callback secrets. */
 @Module({
-  imports: [TypeOrmModule.forFeature([Merchant, ApiKey])],
   providers: [
     MerchantService,
     ApiKeyService,

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { IsNull, Not } from 'typeorm';
-import { PreparedReads } from '../database/prepared-reads.js';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, IsNull, Not } from 'typeorm';
+import { EntityColumns } from '../database/entity-columns.js';
+import { type Page, type PageRequest, PreparedReads } from '../database/prepared-reads.js';
 import { execute } from '../database/sql.js';
 import type { Tx } from '../database/transactions.js';
 import { insertUnlessDuplicate, managerOf } from '../database/typeorm-transactions.js';
@@ -10,50 +12,52 @@ import {
   ListedMerchant,
   MerchantRecord,
   MerchantRepository,
-  Page,
-  PageRequest,
   ResolvedKey,
   StoredCallbackSecrets,
 } from './merchant.repository.js';
 
-const ACTIVE_KEY_SQL =
-  'SELECT id AS "keyId", merchant_id AS "merchantId" FROM api_key ' +
-  'WHERE key_hash = ? AND revoked_at IS NULL';
-
-const ANY_ACTIVE_KEY_SQL =
-  'SELECT 1 AS found FROM api_key WHERE merchant_id = ? AND revoked_at IS NULL LIMIT 1';
-
 @Injectable()
 export class TypeOrmMerchantRepository extends MerchantRepository {
-  constructor(private readonly reads: PreparedReads) {
+  /** The working key of a hash: on every merchant request, a fixed statement. */
+  private readonly activeKeySql: string;
+  private readonly anyActiveKeySql: string;
+  private readonly findSql: string;
+
+  constructor(
+    private readonly reads: PreparedReads,
+    @InjectDataSource() dataSource: DataSource,
+  ) {
     super();
+    const keys = new EntityColumns(dataSource, ApiKey);
+    const working = `${keys.name('revokedAt')} IS NULL`;
+    this.activeKeySql =
+      `SELECT ${keys.name('id')} AS "keyId", ${keys.selectList(['merchantId'])} ` +
+      `FROM ${keys.table} WHERE ${keys.name('keyHash')} = ? AND ${working}`;
+    this.anyActiveKeySql =
+      `SELECT 1 AS found FROM ${keys.table} ` +
+      `WHERE ${keys.name('merchantId')} = ? AND ${working} LIMIT 1`;
+    const merchants = new EntityColumns(dataSource, Merchant);
+    this.findSql = `${merchants.select(['id', 'name'])} WHERE ${merchants.name('id')} = ?`;
   }
 
   findActiveKey(keyHash: string): Promise<ResolvedKey | undefined> {
-    return this.reads.first<ResolvedKey>(ACTIVE_KEY_SQL, [keyHash]);
+    return this.reads.first<ResolvedKey>(this.activeKeySql, [keyHash]);
   }
 
   async hasActiveKey(merchantId: string): Promise<boolean> {
-    const row = await this.reads.first(ANY_ACTIVE_KEY_SQL, [merchantId]);
+    const row = await this.reads.first(this.anyActiveKeySql, [merchantId]);
     return row !== undefined;
   }
 
   async find(tx: Tx, id: string): Promise<MerchantRecord | undefined> {
-    const { rows } = await execute<MerchantRecord>(
-      tx,
-      'SELECT id, name FROM merchant WHERE id = ?',
-      [id],
-    );
+    const { rows } = await execute<MerchantRecord>(tx, this.findSql, [id]);
     return rows[0];
   }
 
-  async list(tx: Tx, { page, size }: PageRequest): Promise<Page<ListedMerchant>> {
-    const [rows, total] = await managerOf(tx).findAndCount(Merchant, {
-      order: { id: 'ASC' },
-      skip: page * size,
-      take: size,
-    });
-    return { rows: rows.map(({ id, name, createdAt }) => ({ id, name, createdAt })), total };
+  list(page: PageRequest): Promise<Page<ListedMerchant>> {
+    const read = this.reads.of(Merchant, 'm', ['id', 'name', 'createdAt']);
+    read.query.orderBy('m.id');
+    return read.page(page);
   }
 
   async insert(tx: Tx, merchant: MerchantRecord): Promise<boolean> {
@@ -81,15 +85,6 @@ export class TypeOrmMerchantRepository extends MerchantRepository {
     );
   }
 
-  async findAnyCallbackSecret(tx: Tx): Promise<{ merchantId: string; secret: string } | undefined> {
-    const row = await managerOf(tx).findOne(Merchant, {
-      where: { callbackSecret: Not(IsNull()) },
-      select: { id: true, callbackSecret: true },
-      order: { id: 'ASC' },
-    });
-    return row?.callbackSecret ? { merchantId: row.id, secret: row.callbackSecret } : undefined;
-  }
-
   async findCallbackSecrets(tx: Tx, id: string): Promise<StoredCallbackSecrets | undefined> {
     const row = await managerOf(tx).findOne(Merchant, {
       where: { id },
@@ -107,6 +102,15 @@ export class TypeOrmMerchantRepository extends MerchantRepository {
           rotatedAt: row.callbackSecretRotatedAt,
         }
       : undefined;
+  }
+
+  async findAnyCallbackSecret(tx: Tx): Promise<{ merchantId: string; secret: string } | undefined> {
+    const row = await managerOf(tx).findOne(Merchant, {
+      where: { callbackSecret: Not(IsNull()) },
+      select: { id: true, callbackSecret: true },
+      order: { id: 'ASC' },
+    });
+    return row?.callbackSecret ? { merchantId: row.id, secret: row.callbackSecret } : undefined;
   }
 
   async setCallbackSecrets(tx: Tx, id: string, secrets: StoredCallbackSecrets): Promise<void> {
@@ -129,18 +133,17 @@ export class TypeOrmMerchantRepository extends MerchantRepository {
     return (await managerOf(tx).findOneBy(ApiKey, { id: keyId, merchantId })) ?? undefined;
   }
 
-  async listKeys(
-    tx: Tx,
-    merchantId: string,
-    { page, size }: PageRequest,
-  ): Promise<Page<ApiKeyRecord>> {
-    const [rows, total] = await managerOf(tx).findAndCount(ApiKey, {
-      where: { merchantId },
-      order: { createdAt: 'ASC', id: 'ASC' },
-      skip: page * size,
-      take: size,
-    });
-    return { rows, total };
+  async listKeys(merchantId: string, page: PageRequest): Promise<Page<ApiKeyRecord> | undefined> {
+    const keys = this.reads.of(ApiKey, 'k');
+    keys.query
+      .where('k.merchantId = :merchantId', { merchantId })
+      .orderBy('k.createdAt')
+      .addOrderBy('k.id');
+    const listed = await keys.page(page);
+    if (listed.total > 0) return listed;
+    const merchant = this.reads.of(Merchant, 'm', ['id']);
+    merchant.query.where('m.id = :merchantId', { merchantId });
+    return (await merchant.rows()).length > 0 ? listed : undefined;
   }
 
   async insertKey(tx: Tx, key: Omit<ApiKeyRecord, 'createdAt'>): Promise<void> {

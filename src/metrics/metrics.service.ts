@@ -19,6 +19,13 @@ export type ErasureReason = 'retention' | 'request';
  */
 export type CallbackAttemptOutcome = 'delivered' | 'rejected' | 'timeout' | 'error';
 
+/** The gap of a merchant's deposit key: its consecutive newest addresses that received nothing. */
+export interface DepositAddressGap {
+  merchantId: string;
+  network: string;
+  gap: number;
+}
+
 /** The route label of a request no route served. */
 export const UNMATCHED_ROUTE = 'unmatched';
 
@@ -77,6 +84,8 @@ export class MetricsService implements CacheLookups, RequestObserver, RateLimitR
   private readonly callbackAttempts: Histogram<'outcome'>;
   private readonly erasures: Record<ErasureReason, Counter.Internal>;
   private readonly auditHead: Gauge<'hash'>;
+  /** Where the deposit address gaps are read at each scrape (set by the deposits feature). */
+  private depositGaps?: () => Promise<DepositAddressGap[]>;
 
   constructor(@InjectDataSource() dataSource: DataSource) {
     const own = new Registry();
@@ -142,6 +151,21 @@ export class MetricsService implements CacheLookups, RequestObserver, RateLimitR
       help: 'The head of the audit chain as this instance last published it: its number of events, labelled with the link of the last one (hash). One series at a time; keep them to check later that the chain still holds them.',
       labelNames: ['hash'],
       registers,
+    });
+    const depositGaps = () => this.depositGaps?.() ?? Promise.resolve([]);
+    new Gauge({
+      name: 'deposit_address_gap',
+      help: "Consecutive newest deposit addresses of a merchant's current key that received nothing, by merchant and network (wallets stop looking after 20 by default). Read from the database at each scrape.",
+      labelNames: ['merchant', 'network'],
+      registers,
+      async collect() {
+        this.reset();
+        // A database that cannot answer leaves the gauge empty; the scrape still answers.
+        const read = await depositGaps().catch(() => []);
+        for (const { merchantId, network, gap } of read) {
+          this.set({ merchant: merchantId, network }, gap);
+        }
+      },
     });
     this.registry = Registry.merge([processMetrics(), own]);
 
@@ -222,6 +246,11 @@ export class MetricsService implements CacheLookups, RequestObserver, RateLimitR
   setAuditHead(events: number, headHash: string): void {
     this.auditHead.reset();
     this.auditHead.set({ hash: headHash }, events);
+  }
+
+  /** Where the deposit address gaps are read from at each scrape (the deposits feature's keys). */
+  readDepositGapsFrom(source: () => Promise<DepositAddressGap[]>): void {
+    this.depositGaps = source;
   }
 
   /** One delivery attempt of a callback, how long it took and how it ended. */

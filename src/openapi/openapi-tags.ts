@@ -40,6 +40,11 @@ export const OPENAPI_TAGS: readonly { name: string; description: string }[] = [
     description: 'Merchants, their API keys and the secrets that sign their callbacks.',
   },
   {
+    name: 'Operator: deposits',
+    description:
+      "Paying a checkout on chain: merchants' watch-only deposit keys, the assets' rates, the deposit addresses a chain watcher watches and the deposits it reports.",
+  },
+  {
     name: 'Operator: callbacks',
     description: 'The callbacks a session caused, every attempt of each, and redelivery.',
   },

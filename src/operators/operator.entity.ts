@@ -1,5 +1,6 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { OperatorRole } from '../access/operator-role.js';
+import { EPOCH_MS } from '../common/epoch-ms.js';
 
 /** A person or program with a credential of its own for the operator API, and a role. */
 @Entity('operator')
@@ -32,6 +33,6 @@ export class Operator {
   revokedAt: string | null;
 
   /** Epoch milliseconds of the last request made with the token, to the minute. */
-  @Column({ name: 'last_used_at', type: 'bigint', nullable: true })
+  @Column({ name: 'last_used_at', type: 'bigint', nullable: true, transformer: EPOCH_MS })
   lastUsedAt: number | null;
 }

@@ -1,3 +1,4 @@
+import type { Page, PageRequest } from '../database/prepared-reads.js';
 import type { Tx } from '../database/transactions.js';
 import type { OperatorRole } from '../access/operator-role.js';
 
@@ -35,9 +36,6 @@ export abstract class OperatorRepository {
   abstract setRole(tx: Tx, id: string, role: OperatorRole): Promise<void>;
   abstract revoke(tx: Tx, id: string, at: string): Promise<void>;
   abstract touch(tx: Tx, id: string, at: number): Promise<void>;
-  /** Oldest first (by createdAt, then id). */
-  abstract list(
-    tx: Tx,
-    page: { page: number; size: number },
-  ): Promise<{ rows: OperatorRecord[]; total: number }>;
+  /** Oldest first (by createdAt, then id), read afresh. */
+  abstract list(page: PageRequest): Promise<Page<OperatorRecord>>;
 }

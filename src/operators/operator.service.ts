@@ -50,7 +50,7 @@ export class OperatorService {
   }
 
   async list(page: { page: number; size: number }): Promise<Listing<OperatorViewDto>> {
-    const { rows, total } = await this.transactions.run((tx) => this.operators.list(tx, page));
+    const { rows, total } = await this.operators.list(page);
     return listingPage(rows.map(toView), page, total);
   }
 

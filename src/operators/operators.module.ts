@@ -1,7 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { OperatorAuthenticator } from '../access/access-ports.js';
-import { Operator } from './operator.entity.js';
 import { OperatorTokens } from './operator-authenticator.js';
 import { OperatorRepository } from './operator.repository.js';
 import { OperatorService } from './operator.service.js';
@@ -11,7 +9,6 @@ import { TypeOrmOperatorRepository } from './typeorm-operator.repository.js';
 /** The operators of the operator API: their tokens, roles, and who a bearer token is. */
 @Global()
 @Module({
-  imports: [TypeOrmModule.forFeature([Operator])],
   controllers: [OperatorsController],
   providers: [
     OperatorService,

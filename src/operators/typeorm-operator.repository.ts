@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { IsNull } from 'typeorm';
-import { PreparedReads } from '../database/prepared-reads.js';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, IsNull } from 'typeorm';
+import { EntityColumns } from '../database/entity-columns.js';
+import { type Page, type PageRequest, PreparedReads } from '../database/prepared-reads.js';
 import type { Tx } from '../database/transactions.js';
 import { managerOf } from '../database/typeorm-transactions.js';
 import type { OperatorRole } from '../access/operator-role.js';
@@ -8,23 +10,41 @@ import { asciiLowerCase } from '../common/validators.js';
 import { Operator } from './operator.entity.js';
 import { ActiveOperator, OperatorRecord, OperatorRepository } from './operator.repository.js';
 
-const ACTIVE_OPERATOR_SQL =
-  'SELECT id, name, role FROM operator WHERE token_hash = ? AND revoked_at IS NULL';
-const REVOKED_OPERATOR_SQL =
-  'SELECT id, name FROM operator WHERE token_hash = ? AND revoked_at IS NOT NULL';
+/** What an OperatorRecord is made of. */
+const RECORD = [
+  'id',
+  'name',
+  'role',
+  'tokenHash',
+  'createdAt',
+  'revokedAt',
+  'lastUsedAt',
+] as const satisfies readonly (keyof Operator & keyof OperatorRecord)[];
 
 @Injectable()
 export class TypeOrmOperatorRepository extends OperatorRepository {
-  constructor(private readonly reads: PreparedReads) {
+  /** Who a working token is: on every operator request, a fixed statement. */
+  private readonly activeSql: string;
+  /** Who a revoked token was. */
+  private readonly revokedSql: string;
+
+  constructor(
+    private readonly reads: PreparedReads,
+    @InjectDataSource() dataSource: DataSource,
+  ) {
     super();
+    const operators = new EntityColumns(dataSource, Operator);
+    const byToken = `WHERE ${operators.name('tokenHash')} = ? AND ${operators.name('revokedAt')}`;
+    this.activeSql = `${operators.select(['id', 'name', 'role'])} ${byToken} IS NULL`;
+    this.revokedSql = `${operators.select(['id', 'name'])} ${byToken} IS NOT NULL`;
   }
 
   findActive(tokenHash: string): Promise<ActiveOperator | undefined> {
-    return this.reads.first<ActiveOperator>(ACTIVE_OPERATOR_SQL, [tokenHash]);
+    return this.reads.first<ActiveOperator>(this.activeSql, [tokenHash]);
   }
 
   findRevoked(tokenHash: string): Promise<{ id: string; name: string } | undefined> {
-    return this.reads.first<{ id: string; name: string }>(REVOKED_OPERATOR_SQL, [tokenHash]);
+    return this.reads.first<{ id: string; name: string }>(this.revokedSql, [tokenHash]);
   }
 
   async find(tx: Tx, id: string): Promise<OperatorRecord | undefined> {
@@ -55,16 +75,10 @@ export class TypeOrmOperatorRepository extends OperatorRepository {
     await managerOf(tx).update(Operator, { id }, { lastUsedAt: at });
   }
 
-  async list(
-    tx: Tx,
-    { page, size }: { page: number; size: number },
-  ): Promise<{ rows: OperatorRecord[]; total: number }> {
-    const [rows, total] = await managerOf(tx).findAndCount(Operator, {
-      order: { createdAt: 'ASC', id: 'ASC' },
-      skip: page * size,
-      take: size,
-    });
-    return { rows: rows.map((row) => toRecord(row)!), total };
+  async list(page: PageRequest): Promise<Page<OperatorRecord>> {
+    const read = this.reads.of(Operator, 'o', RECORD);
+    read.query.orderBy('o.createdAt').addOrderBy('o.id');
+    return read.page(page);
   }
 }
 
@@ -82,7 +96,6 @@ function toRecord(row: Operator | null): OperatorRecord | undefined {
     tokenHash: row.tokenHash,
     createdAt: row.createdAt,
     revokedAt: row.revokedAt,
-    // PostgreSQL hands bigint columns over as text.
-    lastUsedAt: row.lastUsedAt === null ? null : Number(row.lastUsedAt),
+    lastUsedAt: row.lastUsedAt,
   };
 }

@@ -43,7 +43,7 @@ export class PaymentSession {
 
   /** When the session became final (epoch ms): the retention of its personal data counts from it. */
   @Index('ix_payment_session_final_at')
-  @Column({ name: 'final_at', type: 'bigint', nullable: true })
+  @Column({ name: 'final_at', type: 'bigint', nullable: true, transformer: EPOCH_MS })
   finalAt: number | null;
 
   /**
@@ -54,7 +54,12 @@ export class PaymentSession {
   holdsPersonalData: boolean;
 
   /** When its personal data was erased (epoch ms); null while it is kept, or if it held none. */
-  @Column({ name: 'personal_data_erased_at', type: 'bigint', nullable: true })
+  @Column({
+    name: 'personal_data_erased_at',
+    type: 'bigint',
+    nullable: true,
+    transformer: EPOCH_MS,
+  })
   personalDataErasedAt: number | null;
 
   @CreateDateColumn({ name: 'created_at' })

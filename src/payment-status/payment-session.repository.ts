@@ -88,47 +88,18 @@ export abstract class PaymentSessionRepository {
   /** The session by key, inside a transaction. */
   abstract findIn(tx: Tx, validationKey: string): Promise<SessionRecord | undefined>;
 
-  /**
-   * The session by key inside a transaction, and whether `merchantId` names a merchant (the owner
-   * of a new session): a report's two reads, in one statement where the database allows.
-   */
-  abstract findWithMerchantIn(
-    tx: Tx,
-    validationKey: string,
-    merchantId: string,
-  ): Promise<{ session: SessionRecord | undefined; merchantExists: boolean }>;
-
-  /** Inserts a new session, made by `createdBy`; false when a session with this key exists already. */
-  abstract insert(tx: Tx, session: SessionRecord, createdBy?: Actor): Promise<boolean>;
-
-  /**
-   * Stores the next report and moves the version on by one, only if the stored version is still
-   * `expectedVersion`; false when another writer moved it first.
-   */
-  abstract updateIfVersion(
-    tx: Tx,
-    validationKey: string,
-    expectedVersion: number,
-    next: StoredReport & CallbackUrls,
-  ): Promise<boolean>;
-
-  abstract addTransition(
-    tx: Tx,
-    validationKey: string,
-    transition: Omit<TransitionRecord, 'at'>,
-  ): Promise<void>;
-
   /** The sessions among `validationKeys` that exist, by key, inside a transaction. */
   abstract findManyIn(tx: Tx, validationKeys: string[]): Promise<Map<string, SessionRecord>>;
 
   /**
-   * insert for many new sessions at once, each with who created it; returns how many were
-   * inserted (fewer than given when another writer took some of the keys first).
+   * Inserts new sessions, each with who created it; returns how many were inserted (fewer than
+   * given when another writer took some of the keys first).
    */
   abstract insertMany(tx: Tx, sessions: readonly NewSession[]): Promise<number>;
 
   /**
-   * updateIfVersion for many sessions at once; returns how many were updated (fewer than given
+   * Stores the next report of each session and moves its version on by one, only where the
+   * stored version is still the one expected; returns how many were updated (fewer than given
    * when another writer moved some first).
    */
   abstract updateManyIfVersion(tx: Tx, updates: SessionUpdate[]): Promise<number>;

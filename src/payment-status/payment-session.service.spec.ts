@@ -29,7 +29,7 @@ function reportOf(status: PaymentStatus, extra: Record<string, unknown> = {}): P
 
 async function setup() {
   const merchantStore = new InMemoryMerchants();
-  const sessions = new InMemoryPaymentSessions(merchantStore);
+  const sessions = new InMemoryPaymentSessions();
   const outbox = new InMemoryCallbackOutbox();
   const events = new InMemoryAuditEvents();
   const transactions = new InMemoryTransactions(sessions, merchantStore, outbox, events);
@@ -395,6 +395,82 @@ describe('PaymentSessionService: reports that arrive together', () => {
   });
 });
 
+describe('PaymentSessionService: transitions with conditions', () => {
+  const WHILE_OPEN = { statuses: ['PENDING', 'NOT_COMPLETED'] as const, conflict: 'Ended.' };
+
+  it('moves a session only from the statuses given, refusing the others with 409', async () => {
+    const { service, transactions, sessions, outbox } = await setup();
+    await service.report('vk_open', reportOf('NOT_COMPLETED', { returnUrl: 'https://m.test/r' }));
+    await service.report('vk_done', reportOf('FAILED'));
+    const paid = (validationKey: string) => ({
+      validationKey,
+      report: reportOf('SUCCESSFUL', {
+        paymentResponse: successfulResponse({ traceId: `T-${validationKey}` }),
+      }),
+    });
+    const results = await transactions.run((tx) =>
+      service.transition(tx, [paid('vk_open'), paid('vk_done'), paid('vk_none')], {
+        callbacks: true,
+        actor: { kind: 'system' },
+        onlyFrom: WHILE_OPEN,
+      }),
+    );
+    expect(results.map((r) => (r instanceof ApiError ? [r.code, r.message] : r.outcome))).toEqual([
+      'updated',
+      ['CONFLICT', 'Ended.'],
+      ['CONFLICT', 'Ended.'],
+    ]);
+    expect(sessions.stored('vk_open')).toMatchObject({ status: 'SUCCESSFUL', version: 2 });
+    expect(sessions.stored('vk_done')).toMatchObject({ status: 'FAILED', version: 1 });
+    expect(sessions.stored('vk_none')).toBeUndefined();
+    expect(outbox.callbacks.map((c) => [c.validationKey, c.status])).toEqual([
+      ['vk_open', 'NOT_COMPLETED'],
+      ['vk_open', 'SUCCESSFUL'],
+    ]);
+    expect((await service.history('vk_open'))?.[1]).toMatchObject({
+      fromStatus: 'NOT_COMPLETED',
+      toStatus: 'SUCCESSFUL',
+      actor: { kind: 'system' },
+    });
+  });
+
+  it('given one report, answers its result or throws its refusal', async () => {
+    const { service, transactions } = await setup();
+    await service.report('vk_1', reportOf('PENDING'));
+    const underpaid = {
+      validationKey: 'vk_1',
+      report: reportOf('FAILED', { errorMessage: 'Underpaid', detailedStatus: 'UNDERPAID' }),
+    };
+    const options = {
+      callbacks: true,
+      onlyFrom: { statuses: ['PENDING'] as const, conflict: 'x' },
+    };
+    const failed = await transactions.run((tx) => service.transition(tx, underpaid, options));
+    expect(failed).toMatchObject({ outcome: 'updated', session: { detailedStatus: 'UNDERPAID' } });
+    const again = await apiErrorOf(
+      transactions.run((tx) => service.transition(tx, underpaid, options)),
+    );
+    expect(again.code).toBe('CONFLICT');
+  });
+
+  it('with onlyFrom [null] only creates: an existing session is refused', async () => {
+    const { service, transactions, sessions } = await setup();
+    await service.report('vk_1', reportOf('PENDING'));
+    const createOnly = { callbacks: true, onlyFrom: { statuses: [null], conflict: 'Taken.' } };
+    const taken = await apiErrorOf(
+      transactions.run((tx) =>
+        service.transition(tx, { validationKey: 'vk_1', report: reportOf('PENDING') }, createOnly),
+      ),
+    );
+    expect([taken.code, taken.message]).toEqual(['CONFLICT', 'Taken.']);
+    const created = await transactions.run((tx) =>
+      service.transition(tx, { validationKey: 'vk_2', report: reportOf('PENDING') }, createOnly),
+    );
+    expect(created.outcome).toBe('created');
+    expect(sessions.stored('vk_1')?.version).toBe(1);
+  });
+});
+
 describe('PaymentSessionService: the status lookup', () => {
   it('builds the answer of the stored session', async () => {
     const { service } = await setup();
@@ -543,9 +619,11 @@ describe('PaymentSessionService: the callbacks transitions cause', () => {
     const { service, outbox, transactions } = await setup();
     await service.report('vk_1', reportOf('SUCCESSFUL', { errorUrl: ERROR }));
     await transactions.run((tx) =>
-      service.apply(tx, 'vk_2', reportOf('FAILED', { returnUrl: RETURN }) as PaymentReportDto, {
-        callbacks: false,
-      }),
+      service.transition(
+        tx,
+        { validationKey: 'vk_2', report: reportOf('FAILED', { returnUrl: RETURN }) },
+        { callbacks: false },
+      ),
     );
     expect(outbox.callbacks).toEqual([]);
   });

@@ -93,38 +93,39 @@ export const MAX_REPORT_ATTEMPTS = 5;
 /** Statuses whose arrival calls the merchant back. */
 const CALLBACK_STATUSES: readonly PaymentStatus[] = ['SUCCESSFUL', 'FAILED', 'NOT_COMPLETED'];
 
-/** How reports are applied, alone or in a batch. */
-interface ReportOptions {
+/**
+ * A report of a session's new state, as the state machine takes it: from an operator, a seed
+ * file, the checkout (init-iframe, the page's actions, the expiry job) or a payment processor.
+ */
+export interface SessionReport {
+  validationKey: string;
+  report: PaymentReportDto;
+  /** Who reports, when it is not the call's (TransitionOptions.actor). */
+  actor?: Actor;
+  /** The times a seed record gives the session (created, became final). */
+  times?: SessionTimes;
+}
+
+/** How transition() applies its reports. */
+export interface TransitionOptions {
   /** Store the callbacks the transitions cause (seed files do not, unless asked). */
   callbacks: boolean;
   /** Who reports: recorded as the creator of a new session and on each transition. */
   actor?: Actor;
-}
-
-/** How apply() applies one report. */
-export interface ApplyOptions extends ReportOptions {
   /**
-   * Apply the report only to a session that exists and is in one of these statuses (judged with
-   * the version the update is conditional on); otherwise a 409 CONFLICT with `conflict`.
+   * Apply a report only to a session in one of these statuses, `null` standing for no session
+   * yet (judged on the version the write is conditional on); any other is refused with a 409
+   * CONFLICT saying `conflict`. For instance "SUCCESSFUL only while still PENDING or
+   * NOT_COMPLETED", "FAILED at expiry only while PENDING", or `[null]`: "only create it".
    */
-  onlyFrom?: { statuses: readonly PaymentStatus[]; conflict: string };
-  /**
-   * The caller's own writes about the change (an operator's audit event), made once the session
-   * is written and only when the report changed something: sent together with the transition and
-   * its callback, when there is one (one round trip of the transaction rather than two).
-   */
-  alongside?: (result: ReportResult) => Promise<void>;
-}
-
-/** How applyBatch() applies the reports of a batch. */
-export interface BatchApplyOptions extends ReportOptions {
-  /** Reads of the caller's own, sent with the batch's reads. */
+  onlyFrom?: { statuses: readonly (PaymentStatus | null)[]; conflict: string };
+  /** Reads of the caller's own, sent with the reads of the reports' sessions. */
   prepare?: (tx: Tx) => Promise<void>;
   /**
-   * The caller's own writes about the batch's results (each at its report's place), sent with
-   * the batch's writes.
+   * The caller's own writes about the results (each at its report's place; an operator's audit
+   * events), sent with the writes of the reports.
    */
-  alongsideAll?: (results: readonly (ReportResult | ApiError)[]) => Promise<void>;
+  alongside?: (results: readonly (ReportResult | ApiError)[]) => Promise<void>;
 }
 
 /** Lost a race with another writer; the report is judged again against the new state. */
@@ -132,14 +133,6 @@ class StaleVersion extends Error {}
 
 /** Reports applied in one unit of work at most (see BatchedUnits). */
 const REPORTS_PER_BATCH = 64;
-
-/** A report of applyBatch; `actor` when it is not the batch's (ApplyOptions.actor). */
-export interface BatchReport {
-  validationKey: string;
-  report: PaymentReportDto;
-  times?: SessionTimes;
-  actor?: Actor;
-}
 
 /** An operator's report waiting for its batch (see PaymentSessionService.report). */
 interface QueuedReport {
@@ -259,7 +252,7 @@ export class PaymentSessionService {
   }
 
   /**
-   * Applies operators' reports of distinct sessions (applyBatch) and appends their audit events,
+   * Applies operators' reports of distinct sessions (transition) and appends their audit events,
    * in order, inside the caller's transaction. Each report's result is at its place: its outcome,
    * or the ApiError it is refused with.
    */
@@ -267,7 +260,7 @@ export class PaymentSessionService {
     tx: Tx,
     reports: readonly QueuedReport[],
   ): Promise<(ReportResult | ApiError)[]> {
-    return this.applyBatch(
+    return this.transition(
       tx,
       reports.map(({ validationKey, report, call }) => ({
         validationKey,
@@ -277,7 +270,7 @@ export class PaymentSessionService {
       {
         callbacks: true,
         prepare: (inTx) => this.audit.prepare(inTx),
-        alongsideAll: (results) =>
+        alongside: (results) =>
           this.audit.recordMany(
             tx,
             reports.flatMap(({ validationKey, call }, index) => {
@@ -293,7 +286,7 @@ export class PaymentSessionService {
   /**
    * Runs `work` in a transaction of its own, again (against the new state) when it lost a race
    * with another writer of the same session, up to MAX_REPORT_ATTEMPTS times in all (counted from
-   * `firstAttempt`); then 409. For work that calls apply().
+   * `firstAttempt`); then 409. For work that calls transition().
    */
   async transact<T>(work: (tx: Tx) => Promise<T>, firstAttempt = 1): Promise<T> {
     for (let attempt = firstAttempt; ; attempt++) {
@@ -308,56 +301,6 @@ export class PaymentSessionService {
         }
       }
     }
-  }
-
-  /**
-   * The state machine, inside the caller's transaction. NOT_COMPLETED and PENDING may move to any
-   * status; SUCCESSFUL and FAILED are final: the identical report again is a no-op, anything else
-   * a 409. The update is conditional on the version read, so of two concurrent writers (in this
-   * process or another) exactly one wins; the other is judged again against the new state.
-   */
-  async apply(
-    tx: Tx,
-    validationKey: string,
-    report: PaymentReportDto,
-    options: ApplyOptions = { callbacks: true },
-  ): Promise<ReportResult> {
-    this.validate(validationKey, report);
-    const next = toStoredReport(report);
-    // The merchant matters only to a new session; read with the session, it costs no statement
-    // of its own (docs/decisions.md, "What bounds writes on SQLite").
-    const { session: current, merchantExists } = await this.sessions.findWithMerchantIn(
-      tx,
-      validationKey,
-      report.merchantId,
-    );
-    const only = options.onlyFrom;
-    if (only && (!current || !only.statuses.includes(current.status))) {
-      throw new ApiError('CONFLICT', { message: only.conflict });
-    }
-    if (!current && !merchantExists) throw unknownMerchant();
-    const change = sessionChange(validationKey, report, next, current);
-    if (
-      change.outcome === 'created' &&
-      !(await this.sessions.insert(tx, change.session, options.actor))
-    ) {
-      throw new StaleVersion();
-    }
-    if (
-      change.outcome === 'updated' &&
-      !(await this.sessions.updateIfVersion(
-        tx,
-        validationKey,
-        change.previous.version,
-        change.stored,
-      ))
-    ) {
-      throw new StaleVersion();
-    }
-    const result = { outcome: change.outcome, session: change.session, previous: change.previous };
-    if (change.transitioned) await this.transitioned(tx, result, options);
-    else if (change.outcome !== 'unchanged') await options.alongside?.(result);
-    return result;
   }
 
   /**
@@ -441,17 +384,40 @@ export class PaymentSessionService {
   }
 
   /**
-   * apply() for the reports of many different sessions (a seed file, a batch of operators'
-   * reports), inside the caller's transaction: the sessions are read, judged and written a batch
-   * at a time, with a statement per kind of row. Each report's result is at its place: its
-   * outcome, or the ApiError apply() would have thrown for it. Throws StaleVersion, for the caller
-   * to undo the whole batch, when another writer changed one of the sessions first.
+   * The state machine, the one way a payment session is created or changed: the reports of
+   * different sessions (one or many), inside the caller's transaction. NOT_COMPLETED and PENDING
+   * may move to any status; SUCCESSFUL and FAILED are final: the identical report again is a
+   * no-op, anything else a 409. The sessions are read, judged and written together, with a
+   * statement per kind of row; each write is conditional on the version read (or on the key
+   * being free), so of two concurrent writers, in this process or another, exactly one wins.
+   * A transition records who made it and, in the same transaction, the callback it causes.
+   *
+   * Given many reports, each one's result is at its place: its outcome, or the ApiError it is
+   * refused with (a refused report writes nothing). Given one, its result, or its ApiError
+   * thrown. Throws StaleVersion, for the caller to undo the whole unit and judge it again
+   * against the new state (transact), when another writer changed one of the sessions first.
    */
-  async applyBatch(
+  async transition(
     tx: Tx,
-    reports: readonly BatchReport[],
-    options: BatchApplyOptions,
-  ): Promise<(ReportResult | ApiError)[]> {
+    reports: readonly SessionReport[],
+    options: TransitionOptions,
+  ): Promise<(ReportResult | ApiError)[]>;
+  async transition(
+    tx: Tx,
+    report: SessionReport,
+    options: TransitionOptions,
+  ): Promise<ReportResult>;
+  async transition(
+    tx: Tx,
+    given: SessionReport | readonly SessionReport[],
+    options: TransitionOptions,
+  ): Promise<ReportResult | (ReportResult | ApiError)[]> {
+    if (!isReportList(given)) {
+      const [result] = await this.transition(tx, [given], options);
+      if (result instanceof ApiError) throw result;
+      return result;
+    }
+    const reports = given;
     const results: (ReportResult | ApiError)[] = [];
     const refused = (index: number) => (error: unknown) => {
       if (!(error instanceof ApiError)) throw error;
@@ -489,6 +455,10 @@ export class PaymentSessionService {
       const actor = reports[index].actor ?? options.actor;
       const current = sessions.get(validationKey);
       try {
+        const only = options.onlyFrom;
+        if (only && !only.statuses.includes(current?.status ?? null)) {
+          throw new ApiError('CONFLICT', { message: only.conflict });
+        }
         if (!current && !merchants.get(report.merchantId)) throw unknownMerchant();
         const change = sessionChange(validationKey, report, toStoredReport(report), current);
         if (change.outcome === 'created')
@@ -520,7 +490,7 @@ export class PaymentSessionService {
       this.sessions.updateManyIfVersion(tx, updates),
       this.sessions.addTransitions(tx, transitions),
       this.outbox.enqueue(tx, callbacks),
-      options.alongsideAll?.(results),
+      options.alongside?.(results),
     ]).catch((error: unknown) => {
       if (!isLostRace(error)) throw error;
       throw new StaleVersion('A payment session changed while the batch was applied.');
@@ -539,6 +509,11 @@ export class PaymentSessionService {
   /** The session as stored, inside the caller's transaction. */
   findIn(tx: Tx, validationKey: string): Promise<SessionRecord | undefined> {
     return this.sessions.findIn(tx, validationKey);
+  }
+
+  /** The sessions of these keys that exist, by key, inside the caller's transaction. */
+  findManyIn(tx: Tx, validationKeys: string[]): Promise<Map<string, SessionRecord>> {
+    return this.sessions.findManyIn(tx, validationKeys);
   }
 
   /** Sessions for the operator's list: newest first, filtered, a page after a cursor. */
@@ -569,35 +544,12 @@ export class PaymentSessionService {
     }
     if (errors.length > 0) throw ApiError.invalidParameters(errors);
   }
+}
 
-  /**
-   * Records the transition and, inside the same transaction, the callback it causes: a session
-   * that becomes SUCCESSFUL, FAILED or NOT_COMPLETED calls the merchant back (SUCCESSFUL on its
-   * returnUrl, the others on errorUrl, else returnUrl; no URL, no callback); and the caller's
-   * writes about the change (`alongside`).
-   */
-  private async transitioned(tx: Tx, result: ReportResult, options: ApplyOptions): Promise<void> {
-    const { session, previous } = result;
-    const transition = this.recordTransition(tx, session, previous, options.actor);
-    const callback = options.callbacks ? callbackOf(session) : undefined;
-    // Rows independent of each other: sent together, one round trip of the transaction rather
-    // than one each (a serialised SQLite write waits an event-loop turn for each).
-    await allStatements([
-      transition,
-      callback && this.outbox.enqueue(tx, [callback]),
-      options.alongside?.(result),
-    ]);
-  }
-
-  private recordTransition(
-    tx: Tx,
-    session: SessionRecord,
-    previous: SessionRecord | null,
-    actor: Actor | undefined,
-  ): Promise<void> {
-    const { validationKey, ...transition } = transitionOf(session, previous, actor);
-    return this.sessions.addTransition(tx, validationKey, transition);
-  }
+function isReportList(
+  given: SessionReport | readonly SessionReport[],
+): given is readonly SessionReport[] {
+  return Array.isArray(given);
 }
 
 /**

@@ -1,8 +1,6 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { CallbacksModule } from '../callbacks/callbacks.module.js';
 import { MerchantsModule } from '../merchants/merchants.module.js';
-import { PaymentSession, PaymentSessionTransition } from './payment-session.entity.js';
 import { PaymentSessionRepository } from './payment-session.repository.js';
 import { PaymentSessionService } from './payment-session.service.js';
 import { PaymentStatusController } from './payment-status.controller.js';
@@ -14,11 +12,7 @@ import { UnservedStatusLookups } from './unserved-status-lookups.js';
 import { UnservedRequestPolicy } from '../http/ports.js';
 
 @Module({
-  imports: [
-    TypeOrmModule.forFeature([PaymentSession, PaymentSessionTransition]),
-    MerchantsModule,
-    CallbacksModule,
-  ],
+  imports: [MerchantsModule, CallbacksModule],
   controllers: [PaymentStatusController],
   providers: [
     PaymentSessionService,

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { claimLockClause, kindOf, timestampOf } from '../database/dialect.js';
+import { claimLockClause, kindOf } from '../database/dialect.js';
 import {
   type BatchColumn,
   insertBatch,
@@ -9,12 +9,13 @@ import {
   updateBatch,
 } from '../database/batch-statements.js';
 import { BatchedReads } from '../database/batched-reads.js';
+import { EntityColumns } from '../database/entity-columns.js';
 import { PreparedReads } from '../database/prepared-reads.js';
 import type { Tx } from '../database/transactions.js';
 import { execute } from '../database/sql.js';
 import { managerOf } from '../database/typeorm-transactions.js';
-import { PaymentSession } from './payment-session.entity.js';
-import { actorOf, storedActor, type Actor } from './actor.js';
+import { PaymentSession, PaymentSessionTransition } from './payment-session.entity.js';
+import { actorOf, storedActor } from './actor.js';
 import {
   CallbackUrls,
   ListedSession,
@@ -31,43 +32,45 @@ import type { StoredReport } from './payment-status.shapes.js';
 import { isFinal } from './payment-status.types.js';
 import { holdsPersonalData } from './personal-data.js';
 
-/** A SessionRecord's columns, as read. */
-const SESSION_FIELDS =
-  'validation_key AS "validationKey", merchant_id AS "merchantId", status, ' +
-  'detailed_status AS "detailedStatus", error_message AS "errorMessage", ' +
-  'payment_response AS "paymentResponse", return_url AS "returnUrl", error_url AS "errorUrl", ' +
-  'version, personal_data_erased_at AS "personalDataErasedAt"';
-const SELECT_SESSIONS = `SELECT ${SESSION_FIELDS} FROM payment_session`;
-/** A session with who created it and when, as the operator lists it. */
-const SELECT_LISTED =
-  `SELECT ${SESSION_FIELDS}, created_at_ms AS "createdAtMs", created_by AS "createdBy" ` +
-  'FROM payment_session';
-/**
- * The session by key (a row of nulls when there is none) and whether a merchant has the given id:
- * a report's two reads in one statement (docs/decisions.md, "What bounds writes on SQLite").
- */
-const SELECT_SESSION_WITH_MERCHANT =
-  `SELECT ${SESSION_FIELDS}, EXISTS (SELECT 1 FROM merchant WHERE id = ?) AS "merchantExists" ` +
-  'FROM (SELECT 1 AS one) AS lone LEFT JOIN payment_session ON validation_key = ?';
-const HISTORY_SQL =
-  'SELECT version, from_status AS "fromStatus", to_status AS "toStatus", ' +
-  'detailed_status AS "detailedStatus", actor, at FROM payment_session_transition ' +
-  'WHERE validation_key = ? ORDER BY version';
-/** A new session; none when the key is taken (another writer got there first). */
-const INSERT_SESSION =
-  'INSERT INTO payment_session (validation_key, merchant_id, status, detailed_status, ' +
-  'error_message, payment_response, return_url, error_url, version, final_at, ' +
-  'holds_personal_data, created_by, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ' +
-  'ON CONFLICT (validation_key) DO NOTHING';
-/** The next report, only over the version it was judged against; final_at set once. */
-const UPDATE_SESSION_IF_VERSION =
-  'UPDATE payment_session SET status = ?, detailed_status = ?, error_message = ?, ' +
-  'payment_response = ?, return_url = ?, error_url = ?, version = ?, ' +
-  'final_at = COALESCE(?, final_at), holds_personal_data = ?, updated_at = CURRENT_TIMESTAMP ' +
-  'WHERE validation_key = ? AND version = ?';
-const INSERT_TRANSITION =
-  'INSERT INTO payment_session_transition (validation_key, version, from_status, to_status, ' +
-  'detailed_status, actor) VALUES (?, ?, ?, ?, ?, ?)';
+/** What a stored report is made of, as written. */
+const REPORT = [
+  'status',
+  'detailedStatus',
+  'errorMessage',
+  'paymentResponse',
+  'returnUrl',
+  'errorUrl',
+] as const satisfies readonly (keyof PaymentSession & keyof SessionRecord)[];
+/** A SessionRecord's properties, as read. */
+const SESSION = [
+  'validationKey',
+  'merchantId',
+  ...REPORT,
+  'version',
+  'personalDataErasedAt',
+] as const satisfies readonly (keyof PaymentSession & keyof SessionRecord)[];
+/** A session as the operator lists it: with who created it and when. */
+const LISTED = [...SESSION, 'createdAtMs', 'createdBy'] as const;
+/** A new session's values, in the order of its batch's columns (newSessionValues). */
+const NEW_SESSION = [
+  'validationKey',
+  'merchantId',
+  ...REPORT,
+  'version',
+  'finalAt',
+  'holdsPersonalData',
+  'createdBy',
+  'createdAtMs',
+] as const satisfies readonly (keyof PaymentSession)[];
+/** A transition's values, in the order of its batch's columns. */
+const TRANSITION = [
+  'validationKey',
+  'version',
+  'fromStatus',
+  'toStatus',
+  'detailedStatus',
+  'actor',
+] as const satisfies readonly (keyof PaymentSessionTransition)[];
 /** Keys read by one statement of the status lookup at most. */
 const LOOKUP_BATCH_KEYS = 256;
 
@@ -79,7 +82,7 @@ function inKeyOrder<T>(rows: readonly T[], keyOf: (row: T) => string): T[] {
   return [...rows].sort((a, b) => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0));
 }
 
-/** A new session's values, in the order of INSERT_SESSION's columns and SESSION_COLUMNS. */
+/** A new session's values, in the order of NEW_SESSION. */
 function newSessionValues({ session, createdBy }: NewSession, now: number): unknown[] {
   return [
     session.validationKey,
@@ -93,57 +96,83 @@ function newSessionValues({ session, createdBy }: NewSession, now: number): unkn
   ];
 }
 
-/** What a stored report is made of, as written in batches. */
-const REPORT_COLUMNS: BatchColumn[] = [
-  { name: 'status', type: 'text' },
-  { name: 'detailed_status', type: 'text' },
-  { name: 'error_message', type: 'text' },
-  { name: 'payment_response', type: 'text' },
-  { name: 'return_url', type: 'text' },
-  { name: 'error_url', type: 'text' },
-];
-const SESSION_COLUMNS: BatchColumn[] = [
-  { name: 'validation_key', type: 'text' },
-  { name: 'merchant_id', type: 'text' },
-  ...REPORT_COLUMNS,
-  { name: 'version', type: 'integer' },
-  { name: 'final_at', type: 'bigint' },
-  { name: 'holds_personal_data', type: 'boolean' },
-  { name: 'created_by', type: 'text' },
-  { name: 'created_at_ms', type: 'bigint' },
-];
-const UPDATE_COLUMNS: BatchColumn[] = [
-  { name: 'validation_key', type: 'text' },
-  { name: 'expected_version', type: 'integer' },
-  ...REPORT_COLUMNS,
-  { name: 'final_at', type: 'bigint' },
-  { name: 'holds_personal_data', type: 'boolean' },
-];
-const SEEDED_TIME_COLUMNS: BatchColumn[] = [
-  { name: 'validation_key', type: 'text' },
-  { name: 'created_at', type: 'text' },
-  { name: 'created_at_ms', type: 'bigint' },
-  { name: 'final_at', type: 'bigint' },
-];
-const TRANSITION_COLUMNS: BatchColumn[] = [
-  { name: 'validation_key', type: 'text' },
-  { name: 'version', type: 'integer' },
-  { name: 'from_status', type: 'text' },
-  { name: 'to_status', type: 'text' },
-  { name: 'detailed_status', type: 'text' },
-  { name: 'actor', type: 'text' },
-];
+/** The statements of the write path and of the status lookup, their columns from the entities. */
+interface SessionStatements {
+  /** `SELECT <a SessionRecord> FROM payment_session`, without WHERE. */
+  selectSessions: string;
+  findSession: string;
+  keyColumn: string;
+  table: string;
+  newSession: BatchColumn[];
+  update: { columns: BatchColumn[]; set: string; where: string };
+  seededTimes: { columns: BatchColumn[]; set: string; where: string };
+  transitions: { table: string; columns: BatchColumn[] };
+}
+
+function statementsOf(dataSource: DataSource): SessionStatements {
+  const sessions = new EntityColumns(dataSource, PaymentSession);
+  const transitions = new EntityColumns(dataSource, PaymentSessionTransition);
+  const table = sessions.table;
+  const column = (property: keyof PaymentSession & string) => sessions.name(property);
+  const key = column('validationKey');
+  const selectSessions = sessions.select(SESSION);
+  const finalAt = column('finalAt');
+  const createdAt = column('createdAt');
+  const createdAtMs = column('createdAtMs');
+  // A creation time is written as each database keeps its own (SQLite: UTC text).
+  const givenCreatedAt =
+    kindOf(dataSource) === 'postgres' ? `CAST(v.${createdAt} AS timestamptz)` : `v.${createdAt}`;
+  return {
+    selectSessions,
+    findSession: `${selectSessions} WHERE ${key} = ?`,
+    keyColumn: key,
+    table,
+    newSession: sessions.batch(NEW_SESSION),
+    update: {
+      columns: [
+        ...sessions.batch(['validationKey']),
+        { name: 'expected_version', type: 'integer' },
+        ...sessions.batch([...REPORT, 'finalAt', 'holdsPersonalData']),
+      ],
+      // final_at set once; updated_at as TypeORM sets it on every update.
+      set: [
+        ...REPORT.map((property) => `${column(property)} = v.${column(property)}`),
+        `${column('version')} = v.expected_version + 1`,
+        `${finalAt} = COALESCE(v.${finalAt}, ${table}.${finalAt})`,
+        `${column('holdsPersonalData')} = v.${column('holdsPersonalData')}`,
+        `${column('updatedAt')} = CURRENT_TIMESTAMP`,
+      ].join(', '),
+      where: `${table}.${key} = v.${key} AND ${table}.${column('version')} = v.expected_version`,
+    },
+    seededTimes: {
+      columns: [
+        ...sessions.batch(['validationKey']),
+        { name: createdAt, type: 'text' },
+        ...sessions.batch(['createdAtMs', 'finalAt']),
+      ],
+      set:
+        `${createdAt} = COALESCE(${givenCreatedAt}, ${table}.${createdAt}), ` +
+        // The operator's listing orders and filters by the creation in epoch milliseconds.
+        `${createdAtMs} = COALESCE(v.${createdAtMs}, ${table}.${createdAtMs}), ` +
+        `${finalAt} = COALESCE(v.${finalAt}, ${table}.${finalAt})`,
+      where: `${table}.${key} = v.${key}`,
+    },
+    transitions: { table: transitions.table, columns: transitions.batch(TRANSITION) },
+  };
+}
 
 @Injectable()
 export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
   /** The status lookups' reads, gathered into one statement (see lookUp). */
   private readonly lookups: BatchedReads<SessionRecord>;
+  private readonly sql: SessionStatements;
 
   constructor(
     private readonly reads: PreparedReads,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {
     super();
+    this.sql = statementsOf(dataSource);
     this.lookups = new BatchedReads(this.readSessions, {
       maxBatch: LOOKUP_BATCH_KEYS,
       concurrency: reads.concurrency,
@@ -171,87 +200,23 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
     validationKeys: readonly string[],
   ): Promise<Map<string, SessionRecord>> => {
     const rows = await this.reads.byKeys<SessionRecord>(
-      SELECT_SESSIONS,
-      'validation_key',
+      this.sql.selectSessions,
+      this.sql.keyColumn,
       validationKeys,
     );
     return new Map(rows.map((row) => [row.validationKey, fromRow(row)]));
   };
 
   async findIn(tx: Tx, validationKey: string): Promise<SessionRecord | undefined> {
-    const { rows } = await execute<SessionRecord>(
-      tx,
-      `${SELECT_SESSIONS} WHERE validation_key = ?`,
-      [validationKey],
-    );
+    const { rows } = await execute<SessionRecord>(tx, this.sql.findSession, [validationKey]);
     return rows[0] && fromRow(rows[0]);
-  }
-
-  async findWithMerchantIn(
-    tx: Tx,
-    validationKey: string,
-    merchantId: string,
-  ): Promise<{ session: SessionRecord | undefined; merchantExists: boolean }> {
-    const { rows } = await execute<SessionRecord & { merchantExists: unknown }>(
-      tx,
-      SELECT_SESSION_WITH_MERCHANT,
-      [merchantId, validationKey],
-    );
-    // One row always: the session's columns are null when there is none.
-    const { merchantExists, ...row } = rows[0];
-    return {
-      session: row.validationKey == null ? undefined : fromRow(row),
-      // SQLite answers 0 or 1, PostgreSQL a boolean.
-      merchantExists: Boolean(merchantExists),
-    };
-  }
-
-  async insert(tx: Tx, session: SessionRecord, createdBy?: Actor): Promise<boolean> {
-    const { affected } = await execute(
-      tx,
-      INSERT_SESSION,
-      newSessionValues({ session, createdBy }, Date.now()),
-    );
-    return affected === 1;
-  }
-
-  async updateIfVersion(
-    tx: Tx,
-    validationKey: string,
-    expectedVersion: number,
-    next: StoredReport & CallbackUrls,
-  ): Promise<boolean> {
-    const { affected } = await execute(tx, UPDATE_SESSION_IF_VERSION, [
-      ...reportValues(next),
-      expectedVersion + 1,
-      finalAtOf(next.status, Date.now()),
-      holdsPersonalData(next.paymentResponse),
-      validationKey,
-      expectedVersion,
-    ]);
-    return affected === 1;
-  }
-
-  async addTransition(
-    tx: Tx,
-    validationKey: string,
-    transition: Omit<TransitionRecord, 'at'>,
-  ): Promise<void> {
-    await execute(tx, INSERT_TRANSITION, [
-      validationKey,
-      transition.version,
-      transition.fromStatus,
-      transition.toStatus,
-      transition.detailedStatus,
-      storedActor(transition.actor ?? undefined),
-    ]);
   }
 
   async findManyIn(tx: Tx, validationKeys: string[]): Promise<Map<string, SessionRecord>> {
     const rows = await selectByKeys<SessionRecord>(
       tx,
-      SELECT_SESSIONS,
-      ['validation_key'],
+      this.sql.selectSessions,
+      [this.sql.keyColumn],
       validationKeys.map((key) => [key]),
     );
     return new Map(rows.map((row) => [row.validationKey, fromRow(row)]));
@@ -261,29 +226,22 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
     const now = Date.now();
     return insertBatch(
       tx,
-      'payment_session',
-      SESSION_COLUMNS,
+      this.sql.table,
+      this.sql.newSession,
       inKeyOrder(sessions, ({ session }) => session.validationKey).map((row) =>
         newSessionValues(row, now),
       ),
-      { unique: 'validation_key' },
+      { unique: this.sql.keyColumn },
     );
   }
 
   async updateManyIfVersion(tx: Tx, updates: SessionUpdate[]): Promise<number> {
-    // The same columns as updateIfVersion, and updated_at as TypeORM sets it on every update.
     const now = Date.now();
-    const set = [
-      ...REPORT_COLUMNS.map((c) => `${c.name} = v.${c.name}`),
-      'version = v.expected_version + 1',
-      'final_at = COALESCE(v.final_at, payment_session.final_at)',
-      'holds_personal_data = v.holds_personal_data',
-      'updated_at = CURRENT_TIMESTAMP',
-    ].join(', ');
+    const { columns, set, where } = this.sql.update;
     return updateBatch(
       tx,
-      'payment_session',
-      UPDATE_COLUMNS,
+      this.sql.table,
+      columns,
       inKeyOrder(updates, (u) => u.validationKey).map((u) => [
         u.validationKey,
         u.expectedVersion,
@@ -292,15 +250,15 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
         holdsPersonalData(u.next.paymentResponse),
       ]),
       set,
-      'payment_session.validation_key = v.validation_key AND payment_session.version = v.expected_version',
+      where,
     );
   }
 
   async addTransitions(tx: Tx, transitions: NewTransition[]): Promise<void> {
     await insertBatch(
       tx,
-      'payment_session_transition',
-      TRANSITION_COLUMNS,
+      this.sql.transitions.table,
+      this.sql.transitions.columns,
       transitions.map((t) => [
         t.validationKey,
         t.version,
@@ -313,51 +271,51 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
   }
 
   async history(validationKey: string): Promise<TransitionRecord[]> {
-    const rows = await this.reads.all<
-      Omit<TransitionRecord, 'actor'> & { at: Date | string; actor: string | null }
-    >(HISTORY_SQL, [validationKey]);
-    return rows.map((row) => ({
-      ...row,
-      version: Number(row.version),
-      actor: actorOf(row.actor),
-      at: timestampOf(row.at),
-    }));
+    const read = this.reads.of(PaymentSessionTransition, 't', [
+      'version',
+      'fromStatus',
+      'toStatus',
+      'detailedStatus',
+      'actor',
+      'at',
+    ]);
+    read.query.where('t.validationKey = :validationKey', { validationKey }).orderBy('t.version');
+    return (await read.rows()).map((row) => ({ ...row, actor: actorOf(row.actor) }));
   }
 
   async list(query: SessionListQuery): Promise<ListedSession[]> {
-    const conditions: string[] = [];
-    const values: unknown[] = [];
-    const where = (condition: string, ...given: unknown[]) => {
-      conditions.push(condition);
-      values.push(...given);
-    };
-    if (query.merchantId !== undefined) where('merchant_id = ?', query.merchantId);
-    if (query.status !== undefined) where('status = ?', query.status);
-    if (query.createdFrom !== undefined) where('created_at_ms >= ?', query.createdFrom);
-    if (query.createdTo !== undefined) where('created_at_ms < ?', query.createdTo);
+    const read = this.listed();
+    const where = read.query;
+    if (query.merchantId !== undefined) {
+      where.andWhere('s.merchantId = :merchantId', { merchantId: query.merchantId });
+    }
+    if (query.status !== undefined) where.andWhere('s.status = :status', { status: query.status });
+    if (query.createdFrom !== undefined) {
+      where.andWhere('s.createdAtMs >= :createdFrom', { createdFrom: query.createdFrom });
+    }
+    if (query.createdTo !== undefined) {
+      where.andWhere('s.createdAtMs < :createdTo', { createdTo: query.createdTo });
+    }
     if (query.after) {
-      const { createdAtMs, validationKey } = query.after;
-      where(
-        '(created_at_ms < ? OR (created_at_ms = ? AND validation_key < ?))',
-        createdAtMs,
-        createdAtMs,
-        validationKey,
+      where.andWhere(
+        '(s.createdAtMs < :afterMs OR (s.createdAtMs = :afterMs AND s.validationKey < :afterKey))',
+        { afterMs: query.after.createdAtMs, afterKey: query.after.validationKey },
       );
     }
-    const rows = await this.reads.all<Parameters<typeof toListed>[0]>(
-      `${SELECT_LISTED}${conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : ''} ` +
-        'ORDER BY created_at_ms DESC, validation_key DESC LIMIT ?',
-      [...values, query.limit],
-    );
-    return rows.map(toListed);
+    where.orderBy('s.createdAtMs', 'DESC').addOrderBy('s.validationKey', 'DESC');
+    return (await read.rows(query.limit)).map(toListed);
   }
 
   async findListed(validationKey: string): Promise<ListedSession | undefined> {
-    const [row] = await this.reads.all<Parameters<typeof toListed>[0]>(
-      `${SELECT_LISTED} WHERE validation_key = ?`,
-      [validationKey],
-    );
+    const read = this.listed();
+    read.query.where('s.validationKey = :validationKey', { validationKey });
+    const [row] = await read.rows();
     return row && toListed(row);
+  }
+
+  /** A read of sessions as the operator lists them. */
+  private listed() {
+    return this.reads.of(PaymentSession, 's', LISTED);
   }
 
   async dueForErasure(
@@ -368,12 +326,12 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
     const manager = managerOf(tx);
     const due = manager
       .createQueryBuilder(PaymentSession, 's')
-      .select('s.validation_key', 'validationKey')
-      .addSelect('s.payment_response', 'paymentResponse')
+      .select('s.validationKey', 'validationKey')
+      .addSelect('s.paymentResponse', 'paymentResponse')
       // The condition of the partial index ix_payment_session_personal_final, word for word.
-      .where('s.holds_personal_data = TRUE')
-      .andWhere('s.final_at <= :finalBefore', { finalBefore })
-      .orderBy('s.final_at', 'ASC')
+      .where('s.holdsPersonalData = TRUE')
+      .andWhere('s.finalAt <= :finalBefore', { finalBefore })
+      .orderBy('s.finalAt', 'ASC')
       .limit(limit);
     const [sql, parameters] = due.getQueryAndParameters();
     return (await manager.query(sql + claimLockClause(this.dataSource), parameters)) as Pick<
@@ -400,24 +358,20 @@ export class TypeOrmPaymentSessionRepository extends PaymentSessionRepository {
   }
 
   async setSeededTimes(tx: Tx, times: SeededTimes[]): Promise<void> {
-    // A creation time is written as each database keeps its own (SQLite: UTC text).
     const postgres = kindOf(this.dataSource) === 'postgres';
-    const createdAt = postgres ? 'CAST(v.created_at AS timestamptz)' : 'v.created_at';
+    const { columns, set, where } = this.sql.seededTimes;
     await updateBatch(
       tx,
-      'payment_session',
-      SEEDED_TIME_COLUMNS,
+      this.sql.table,
+      columns,
       times.map((t) => [
         t.validationKey,
         t.createdAt === null || postgres ? t.createdAt : sqliteTime(t.createdAt),
         t.createdAt === null ? null : Date.parse(t.createdAt),
         t.finalAt,
       ]),
-      `created_at = COALESCE(${createdAt}, payment_session.created_at), ` +
-        // The operator's listing orders and filters by the creation in epoch milliseconds.
-        'created_at_ms = COALESCE(v.created_at_ms, payment_session.created_at_ms), ' +
-        'final_at = COALESCE(v.final_at, payment_session.final_at)',
-      'payment_session.validation_key = v.validation_key',
+      set,
+      where,
     );
   }
 }
@@ -443,16 +397,15 @@ function sqliteTime(iso: string): string {
   return new Date(iso).toISOString().replace('T', ' ').replace('Z', '');
 }
 
-/** A session as the operator lists it, read with SELECT_LISTED. */
-function toListed(row: SessionRecord & { createdAtMs: unknown; createdBy: string | null }) {
-  return {
-    ...fromRow(row),
-    createdAtMs: row.createdAtMs == null ? null : Number(row.createdAtMs),
-    createdBy: actorOf(row.createdBy),
-  };
+/** A session as the operator lists it: its creator's actor read from its stored form. */
+function toListed(row: Pick<PaymentSession, (typeof LISTED)[number]>): ListedSession {
+  return { ...row, createdBy: actorOf(row.createdBy) };
 }
 
-/** A session read with SELECT_SESSIONS (PostgreSQL hands integers and bigints over as text). */
+/**
+ * A session read with the hand-written statements (PostgreSQL hands integers and bigints over as
+ * text).
+ */
 function fromRow(row: SessionRecord): SessionRecord {
   return {
     ...row,

@@ -47,7 +47,7 @@ const POSSIBLE_KEYS: [string, string][] = [
 
 async function setup() {
   const merchantStore = new InMemoryMerchants();
-  const sessions = new InMemoryPaymentSessions(merchantStore);
+  const sessions = new InMemoryPaymentSessions();
   const outbox = new InMemoryCallbackOutbox();
   const events = new InMemoryAuditEvents();
   const transactions = new InMemoryTransactions(sessions, merchantStore, outbox, events);

@@ -22,7 +22,16 @@ import { PersonalDataHeld1764400000000 } from './migrations/1764400000000-person
 import { Checkout1764500000000 } from './migrations/1764500000000-checkout.js';
 import { MaskedDestinationAccounts1764600000000 } from './migrations/1764600000000-masked-destination-accounts.js';
 import { AuditSequence1764700000000 } from './migrations/1764700000000-audit-sequence.js';
+import { PairSettlement1764800000000 } from './migrations/1764800000000-pair-settlement.js';
+import { Deposits1764810000000 } from './migrations/1764810000000-deposits.js';
 import { Checkout, CheckoutToken } from '../checkout/checkout.entity.js';
+import {
+  AssetRate,
+  Deposit,
+  DepositAddress,
+  DepositKey,
+  DepositQuote,
+} from '../deposits/deposits.entity.js';
 
 export const ENTITIES = [
   CryptoPair,
@@ -37,6 +46,11 @@ export const ENTITIES = [
   AuditEventRow,
   Checkout,
   CheckoutToken,
+  DepositKey,
+  DepositAddress,
+  DepositQuote,
+  Deposit,
+  AssetRate,
 ];
 export const MIGRATIONS = [
   InitialSchema1763700000000,
@@ -51,6 +65,8 @@ export const MIGRATIONS = [
   Checkout1764500000000,
   MaskedDestinationAccounts1764600000000,
   AuditSequence1764700000000,
+  PairSettlement1764800000000,
+  Deposits1764810000000,
 ];
 
 /**

@@ -21,7 +21,7 @@ import { SeedRejected, SeedRunner } from './seed-runner.js';
 function setup() {
   const pairs = new InMemoryCryptoPairs();
   const merchantStore = new InMemoryMerchants();
-  const sessions = new InMemoryPaymentSessions(merchantStore);
+  const sessions = new InMemoryPaymentSessions();
   const outbox = new InMemoryCallbackOutbox();
   const events = new InMemoryAuditEvents();
   const operatorStore = new InMemoryOperators();

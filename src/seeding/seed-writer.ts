@@ -178,7 +178,7 @@ export class SeedWriter {
       const { validationKey, createdAt, finalAt, ...report } = instance as SeedPaymentSessionDto;
       return { validationKey, report, times: { createdAt, finalAt } };
     });
-    const results = await this.services.sessions.applyBatch(this.tx, reports, {
+    const results = await this.services.sessions.transition(this.tx, reports, {
       callbacks: this.callbacks,
       actor: { kind: 'seed' },
     });

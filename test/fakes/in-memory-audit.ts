@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AuditEvent } from '../../src/audit/audit-chain.js';
 import { AuditKeyring } from '../../src/audit/audit-keys.js';
 import { AuditFilter, AuditRepository } from '../../src/audit/audit.repository.js';
+import type { Page, PageRequest } from '../../src/database/prepared-reads.js';
 import type { Tx } from '../../src/database/transactions.js';
 import { Rollbackable, copy } from './in-memory-transactions.js';
 import { asciiLowerCase } from '../../src/common/validators.js';
@@ -33,11 +34,7 @@ export class InMemoryAuditEvents extends AuditRepository implements Rollbackable
     this.events.push(...events.map(copy));
   }
 
-  async list(
-    _tx: Tx,
-    filter: AuditFilter,
-    { page, size }: { page: number; size: number },
-  ): Promise<{ rows: AuditEvent[]; total: number }> {
+  async list(filter: AuditFilter, { page, size }: PageRequest): Promise<Page<AuditEvent>> {
     const matching = this.events
       .filter(
         (e) =>

@@ -21,11 +21,10 @@ export class InMemoryCheckouts extends CheckoutRepository implements Rollbackabl
     return this.stored(validationKey);
   }
 
-  async insert(_tx: Tx, checkout: CheckoutRecord): Promise<void> {
-    if (this.state.checkouts.has(checkout.validationKey)) {
-      throw new Error(`duplicate checkout ${checkout.validationKey}`);
-    }
+  async insert(_tx: Tx, checkout: CheckoutRecord): Promise<boolean> {
+    if (this.state.checkouts.has(checkout.validationKey)) return false;
     this.state.checkouts.set(checkout.validationKey, copy(checkout));
+    return true;
   }
 
   async addToken(
@@ -62,6 +61,11 @@ export class InMemoryCheckouts extends CheckoutRepository implements Rollbackabl
 
   async setChosenPair(_tx: Tx, validationKey: string, pair: string): Promise<void> {
     this.required(validationKey).chosenPair = pair;
+  }
+
+  async postpone(_tx: Tx, validationKey: string, until: number): Promise<void> {
+    const checkout = this.state.checkouts.get(validationKey);
+    if (checkout) checkout.expiresAt = until;
   }
 
   async setState(_tx: Tx, validationKey: string, state: 'open' | 'ended'): Promise<void> {

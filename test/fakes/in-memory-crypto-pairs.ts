@@ -4,7 +4,11 @@ import {
   CryptoPairRepository,
   CryptoPairTriple,
 } from '../../src/catalog/crypto-pair.repository.js';
-import type { CatalogQuery } from '../../src/catalog/dto/catalog-query.dto.js';
+import {
+  CATALOG_FILTERS,
+  type CatalogFilter,
+  type CatalogQuery,
+} from '../../src/catalog/dto/catalog-query.dto.js';
 import { Rollbackable, copy } from './in-memory-transactions.js';
 
 interface State {
@@ -37,26 +41,25 @@ export class InMemoryCryptoPairs extends CryptoPairRepository implements Rollbac
     this.pageQueries++;
     const matching = this.state.pairs
       .filter((p) => !enabledOnly || p.enabled)
-      .filter((p) => !query.countryCode || p.countryCode === query.countryCode)
-      .filter((p) => !query.currencyCode || p.currencyCode === query.currencyCode)
-      .filter((p) => !query.protocol || p.protocol === query.protocol)
+      .filter((p) =>
+        Object.entries(CATALOG_FILTERS).every(
+          ([filter, property]) =>
+            query[filter as CatalogFilter] === undefined ||
+            p[property] === query[filter as CatalogFilter],
+        ),
+      )
       .sort(order);
     const start = query.page * query.size;
     return { rows: copy(matching.slice(start, start + query.size)), total: matching.length };
   }
 
-  async findByTriple(_tx: Tx, triple: CryptoPairTriple): Promise<CryptoPairRecord | undefined> {
-    const pair = this.state.pairs.find((p) => sameTriple(p, triple));
-    return pair && copy(pair);
+  async enabledIn(countryCode: string, limit: number): Promise<CryptoPairRecord[]> {
+    const enabled = this.state.pairs.filter((p) => p.enabled && p.countryCode === countryCode);
+    return copy(enabled.sort(order).slice(0, limit));
   }
 
-  async findByTriples(tx: Tx, triples: CryptoPairTriple[]): Promise<CryptoPairRecord[]> {
-    const found: CryptoPairRecord[] = [];
-    for (const triple of triples) {
-      const pair = await this.findByTriple(tx, triple);
-      if (pair) found.push(pair);
-    }
-    return found;
+  async findByTriples(_tx: Tx, triples: CryptoPairTriple[]): Promise<CryptoPairRecord[]> {
+    return copy(this.state.pairs.filter((p) => triples.some((triple) => sameTriple(p, triple))));
   }
 
   async insertMany(tx: Tx, pairs: Omit<CryptoPairRecord, 'id'>[]): Promise<void> {
@@ -80,7 +83,7 @@ export class InMemoryCryptoPairs extends CryptoPairRepository implements Rollbac
   async update(
     _tx: Tx,
     id: number,
-    changes: Partial<Pick<CryptoPairRecord, 'currencyName' | 'enabled'>>,
+    changes: Partial<Pick<CryptoPairRecord, 'currencyName' | 'enabled' | 'settlement'>>,
   ): Promise<void> {
     const pair = this.state.pairs.find((p) => p.id === id);
     if (pair) Object.assign(pair, changes);

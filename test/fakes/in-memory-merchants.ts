@@ -1,11 +1,10 @@
+import type { Page, PageRequest } from '../../src/database/prepared-reads.js';
 import type { Tx } from '../../src/database/transactions.js';
 import {
   ApiKeyRecord,
   ListedMerchant,
   MerchantRecord,
   MerchantRepository,
-  Page,
-  PageRequest,
   ResolvedKey,
   StoredCallbackSecrets,
 } from '../../src/merchants/merchant.repository.js';
@@ -67,7 +66,7 @@ export class InMemoryMerchants extends MerchantRepository implements Rollbackabl
     this.state.checkoutOrigins.set(id, copy(origins));
   }
 
-  async list(_tx: Tx, page: PageRequest): Promise<Page<ListedMerchant>> {
+  async list(page: PageRequest): Promise<Page<ListedMerchant>> {
     const all = [...this.state.merchants.values()].sort((a, b) => byCode(a.id, b.id));
     return pageOf(all, page);
   }
@@ -111,7 +110,8 @@ export class InMemoryMerchants extends MerchantRepository implements Rollbackabl
     return key && key.merchantId === merchantId ? copy(key) : undefined;
   }
 
-  async listKeys(_tx: Tx, merchantId: string, page: PageRequest): Promise<Page<ApiKeyRecord>> {
+  async listKeys(merchantId: string, page: PageRequest): Promise<Page<ApiKeyRecord> | undefined> {
+    if (!this.state.merchants.has(merchantId)) return undefined;
     const all = [...this.state.keys.values()]
       .filter((k) => k.merchantId === merchantId)
       .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || byCode(a.id, b.id));

@@ -1,3 +1,4 @@
+import type { Page, PageRequest } from '../../src/database/prepared-reads.js';
 import type { Tx } from '../../src/database/transactions.js';
 import type { OperatorRole } from '../../src/access/operator-role.js';
 import {
@@ -46,10 +47,7 @@ export class InMemoryOperators extends OperatorRepository implements Rollbackabl
     this.state.get(id)!.lastUsedAt = at;
   }
 
-  async list(
-    _tx: Tx,
-    { page, size }: { page: number; size: number },
-  ): Promise<{ rows: OperatorRecord[]; total: number }> {
+  async list({ page, size }: PageRequest): Promise<Page<OperatorRecord>> {
     const all = this.all();
     return { rows: copy(all.slice(page * size, page * size + size)), total: all.length };
   }

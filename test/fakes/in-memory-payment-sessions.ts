@@ -1,5 +1,4 @@
 import type { Tx } from '../../src/database/transactions.js';
-import type { MerchantRepository } from '../../src/merchants/merchant.repository.js';
 import type { Actor } from '../../src/payment-status/actor.js';
 import {
   CallbackUrls,
@@ -33,11 +32,6 @@ interface State {
 }
 
 export class InMemoryPaymentSessions extends PaymentSessionRepository implements Rollbackable {
-  /** `merchants`: where a report's owner is looked up (findWithMerchantIn). */
-  constructor(private readonly merchants: MerchantRepository) {
-    super();
-  }
-
   private state: State = { sessions: new Map(), transitions: new Map() };
   /** Hot-path reads made, to check what the service keeps in memory. */
   reads = 0;
@@ -66,16 +60,7 @@ export class InMemoryPaymentSessions extends PaymentSessionRepository implements
     return session && copy(session);
   }
 
-  async findWithMerchantIn(
-    tx: Tx,
-    validationKey: string,
-    merchantId: string,
-  ): Promise<{ session: SessionRecord | undefined; merchantExists: boolean }> {
-    const session = await this.findIn(tx, validationKey);
-    return { session, merchantExists: (await this.merchants.find(tx, merchantId)) !== undefined };
-  }
-
-  async insert(_tx: Tx, session: SessionRecord, createdBy?: Actor): Promise<boolean> {
+  private insert(session: SessionRecord, createdBy?: Actor): boolean {
     this.interfere();
     if (this.state.sessions.has(session.validationKey)) return false;
     this.state.sessions.set(session.validationKey, {
@@ -133,12 +118,11 @@ export class InMemoryPaymentSessions extends PaymentSessionRepository implements
     };
   }
 
-  async updateIfVersion(
-    _tx: Tx,
+  private updateIfVersion(
     validationKey: string,
     expectedVersion: number,
     next: StoredReport & CallbackUrls,
-  ): Promise<boolean> {
+  ): boolean {
     this.interfere();
     const current = this.state.sessions.get(validationKey);
     if (!current || current.version !== expectedVersion) return false;
@@ -204,11 +188,7 @@ export class InMemoryPaymentSessions extends PaymentSessionRepository implements
     this.state.sessions.get(validationKey)!.finalAt = finalAt;
   }
 
-  async addTransition(
-    _tx: Tx,
-    validationKey: string,
-    transition: Omit<TransitionRecord, 'at'>,
-  ): Promise<void> {
+  private addTransition(validationKey: string, transition: Omit<TransitionRecord, 'at'>): void {
     const list = this.state.transitions.get(validationKey) ?? [];
     if (list.some((t) => t.version === transition.version)) {
       throw new Error(`transition ${validationKey}@${transition.version} recorded twice`);
@@ -230,25 +210,18 @@ export class InMemoryPaymentSessions extends PaymentSessionRepository implements
     return found;
   }
 
-  async insertMany(tx: Tx, sessions: readonly NewSession[]): Promise<number> {
-    let inserted = 0;
-    for (const { session, createdBy } of sessions) {
-      if (await this.insert(tx, session, createdBy)) inserted++;
-    }
-    return inserted;
+  async insertMany(_tx: Tx, sessions: readonly NewSession[]): Promise<number> {
+    return sessions.filter(({ session, createdBy }) => this.insert(session, createdBy)).length;
   }
 
-  async updateManyIfVersion(tx: Tx, updates: SessionUpdate[]): Promise<number> {
-    let updated = 0;
-    for (const u of updates) {
-      if (await this.updateIfVersion(tx, u.validationKey, u.expectedVersion, u.next)) updated++;
-    }
-    return updated;
+  async updateManyIfVersion(_tx: Tx, updates: SessionUpdate[]): Promise<number> {
+    return updates.filter((u) => this.updateIfVersion(u.validationKey, u.expectedVersion, u.next))
+      .length;
   }
 
-  async addTransitions(tx: Tx, transitions: NewTransition[]): Promise<void> {
+  async addTransitions(_tx: Tx, transitions: NewTransition[]): Promise<void> {
     for (const { validationKey, ...transition } of transitions) {
-      await this.addTransition(tx, validationKey, transition);
+      this.addTransition(validationKey, transition);
     }
   }
 

@@ -1,4 +1,5 @@
-import { http, type HttpResult } from './test-app.js';
+import { SANDBOX_DEPOSIT_KEYS } from '../../src/deposits/sandbox-keys.js';
+import { adminHeaders, http, type HttpResult } from './test-app.js';
 
 /** The key and callback secret of the merchant the checkout tests use. */
 export const SHOP_KEY = 'shop-key-0123456789-abcdefghijklmnopqrstuvwxyz';
@@ -94,8 +95,42 @@ export async function openPage(
 export function act(
   baseUrl: string,
   token: string,
-  action: 'pair' | 'outcome' | 'cancel',
+  action: 'pair' | 'outcome' | 'cancel' | 'deposit',
   body: Record<string, unknown>,
 ): Promise<HttpResult> {
   return http(`${baseUrl}/checkout/${token}/${action}`, { method: 'POST', body });
+}
+
+/** USDT on TRON as the demo data settles it. */
+export const USDT_ON_TRON = {
+  network: 'tron',
+  tokenContract: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t',
+  decimals: 6,
+  confirmations: 20,
+};
+
+/**
+ * Makes checkoutSeed's USDT/TRC20 pair of Ireland payable on chain for `merchantId`: its
+ * settlement, the merchant's TRON key (the standard test phrase's, `key`) and a price in euro.
+ */
+export async function makePayable(
+  baseUrl: string,
+  merchantId = 'shop',
+  key: string = SANDBOX_DEPOSIT_KEYS.tron,
+): Promise<void> {
+  const admin = (path: string, method: string, body?: unknown) =>
+    http(`${baseUrl}${path}`, { method, headers: adminHeaders, body });
+  const listed = await admin(
+    '/admin/crypto-pairs?currencyCode=USDT&protocol=TRC20&countryCode=IE',
+    'GET',
+  );
+  const [pair] = listed.body.payload as { id: number }[];
+  const answers = await Promise.all([
+    admin(`/admin/crypto-pairs/${pair.id}`, 'PATCH', { settlement: USDT_ON_TRON }),
+    admin(`/admin/merchants/${merchantId}/deposit-keys/tron`, 'PUT', { extendedPublicKey: key }),
+    admin('/admin/rates/USDT', 'PUT', { fiat: 'EUR', price: '0.92' }),
+  ]);
+  for (const answer of answers) {
+    if (answer.status !== 200) throw new Error(`makePayable: ${answer.status} ${answer.text}`);
+  }
 }

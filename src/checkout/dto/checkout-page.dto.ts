@@ -1,8 +1,10 @@
+import { PaymentInstructionsDto } from '../../deposits/dto/payment-instructions.dto.js';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsString, Length, Matches } from 'class-validator';
 import { Omittable } from '../../common/validators.js';
-import { CURRENCY_CODE_PATTERN, PROTOCOL_PATTERN } from '../../catalog/dto/catalog-query.dto.js';
+import { CURRENCY_CODE_PATTERN, PROTOCOL_PATTERN } from '../../common/codes.js';
 import { FAILURE_REASON_CODES, type FailureReason } from '../checkout-outcomes.js';
+import { SANDBOX_DEPOSIT_KINDS, type SandboxDepositKind } from '../../deposits/sandbox-deposits.js';
 
 const NONCE_DOC = {
   description:
@@ -69,6 +71,16 @@ export class SandboxOutcomeDto extends PageActionDto {
 }
 
 /** Where the checkout stands, as the page's script reads it. */
+export class SandboxDepositDto extends PageActionDto {
+  @ApiProperty({
+    enum: SANDBOX_DEPOSIT_KINDS,
+    example: 'full',
+    description: '`full`: the quoted amount; `under`: half of it; `over`: a tenth more.',
+  })
+  @IsIn(SANDBOX_DEPOSIT_KINDS, { message: `must be one of ${SANDBOX_DEPOSIT_KINDS.join(', ')}` })
+  amount: SandboxDepositKind;
+}
+
 export class CheckoutStateDto {
   @ApiProperty({ enum: ['SUCCESSFUL', 'PENDING', 'NOT_COMPLETED', 'FAILED'] }) status: string;
   @ApiProperty({
@@ -82,6 +94,12 @@ export class CheckoutStateDto {
     description: 'Once ended: the widget callback it calls (then `complete`).',
   })
   outcome?: string;
+  @ApiPropertyOptional({
+    type: PaymentInstructionsDto,
+    description:
+      'While the payment is open, once a pair paid on chain is chosen: what to send where, the quote, and the progress of the deposits.',
+  })
+  payment?: PaymentInstructionsDto;
 }
 
 export class CheckoutStateEnvelopeDto {

@@ -15,7 +15,7 @@ import {
   MAX_CALLBACK_URL_LENGTH,
   isCallbackUrl,
 } from '../../callbacks/callback-outbox.js';
-import { COUNTRY_CODE_PATTERN, COUNTRY_CODE_RULE } from '../../catalog/dto/catalog-query.dto.js';
+import { COUNTRY_CODE_PATTERN, COUNTRY_CODE_RULE } from '../../common/codes.js';
 import { isIso4217Code, toMinorUnits } from '../../common/money.js';
 import { AbsentWhenNull, AsciiUpperCase, IsMoneyAmount, Trim } from '../../common/validators.js';
 import {

@@ -17,7 +17,7 @@ import {
   MAX_CALLBACK_URL_LENGTH,
   isCallbackUrl,
 } from '../../callbacks/callback-outbox.js';
-import { COUNTRY_CODE_PATTERN, COUNTRY_CODE_RULE } from '../../catalog/dto/catalog-query.dto.js';
+import { COUNTRY_CODE_PATTERN, COUNTRY_CODE_RULE } from '../../common/codes.js';
 import type { JsonNumberText } from '../../common/http/json-text.js';
 import { isZonedDateTime, ZONED_DATE_TIME_RULE } from '../../common/iso-time.js';
 import { AsciiUpperCase, IsMoneyAmount, Omittable, Trim } from '../../common/validators.js';

@@ -1,5 +1,7 @@
 import { MigrationInterface, QueryRunner, TableColumn, TableIndex } from 'typeorm';
-import { appendMigrationEvent, placeholders } from '../../audit/migration-events.js';
+import { appendMigrationEvent } from '../../audit/migration-events.js';
+import { kindOf } from '../../database/dialect.js';
+import { forDatabase } from '../../database/sql.js';
 
 /** Names the audit trail gives to who is not an operator (RESERVED_OPERATOR_NAMES, as it was). */
 const RESERVED = ['root', 'system', 'unknown'];
@@ -33,11 +35,10 @@ export class OperatorNames1764300000000 implements MigrationInterface {
       }
       const renamed = `${name.slice(0, 55)}-${id.slice(0, 8)}`;
       taken.add(renamed.toLowerCase());
-      const [name$, id$] = placeholders(queryRunner, 2).split(', ');
-      await queryRunner.query(`UPDATE operator SET name = ${name$} WHERE id = ${id$}`, [
-        renamed,
-        id,
-      ]);
+      await queryRunner.query(
+        forDatabase(kindOf(queryRunner.connection), 'UPDATE operator SET name = ? WHERE id = ?'),
+        [renamed, id],
+      );
       await appendMigrationEvent(queryRunner, {
         action: 'renameOperator',
         target: id,

@@ -1,7 +1,8 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-import { placeholders } from '../../audit/migration-events.js';
 import { AccountNumbers } from '../../checkout/account-numbers.js';
 import { loadConfig } from '../../config/app-config.js';
+import { kindOf } from '../../database/dialect.js';
+import { forDatabase } from '../../database/sql.js';
 
 /** Checkouts converted per statement that reads them. */
 const PAGE = 500;
@@ -20,13 +21,16 @@ export class MaskedDestinationAccounts1764600000000 implements MigrationInterfac
     if (queryRunner.connection.options.type !== 'postgres') {
       await queryRunner.query('PRAGMA secure_delete = ON');
     }
-    const [first, second] = placeholders(queryRunner, 2).split(', ');
+    const kind = kindOf(queryRunner.connection);
     let accounts: AccountNumbers | undefined;
     let after = '';
     for (;;) {
       const rows = (await queryRunner.query(
-        'SELECT validation_key AS "validationKey", request FROM checkout ' +
-          `WHERE validation_key > ${first} ORDER BY validation_key LIMIT ${second}`,
+        forDatabase(
+          kind,
+          'SELECT validation_key AS "validationKey", request FROM checkout ' +
+            'WHERE validation_key > ? ORDER BY validation_key LIMIT ?',
+        ),
         [after, PAGE],
       )) as { validationKey: string; request: string }[];
       if (rows.length === 0) return;
@@ -42,7 +46,7 @@ export class MaskedDestinationAccounts1764600000000 implements MigrationInterfac
           destinationAccountDigest: digest,
         });
         await queryRunner.query(
-          `UPDATE checkout SET request = ${first} WHERE validation_key = ${second}`,
+          forDatabase(kind, 'UPDATE checkout SET request = ? WHERE validation_key = ?'),
           [converted, validationKey],
         );
       }
