@@ -99,7 +99,6 @@ export class PreparedReads implements OnApplicationShutdown {
     return new EntityRead<Pick<E, P>>(
       query as unknown as SelectQueryBuilder<Pick<E, P>>,
       columns,
-      metadata.primaryColumns[0].propertyName,
       this,
     );
   }
@@ -153,8 +152,6 @@ export class EntityRead<T extends ObjectLiteral> {
   constructor(
     readonly query: SelectQueryBuilder<T>,
     private readonly columns: readonly ColumnMetadata[],
-    /** A column never null in a row: tells the empty page's one row (see page) from a row. */
-    private readonly primary: string,
     private readonly reads: PreparedReads,
   ) {}
 
@@ -170,7 +167,8 @@ export class EntityRead<T extends ObjectLiteral> {
    */
   async page({ page, size }: PageRequest): Promise<Page<T>> {
     const count = this.query.clone().select('COUNT(*)', 'total').orderBy();
-    const rows = this.query.clone();
+    // `listed` tells a row from the count's one row of a page past the end.
+    const rows = this.query.clone().addSelect('1', 'listed');
     const paged = this.query
       .createQueryBuilder()
       .select('counted.total', 'total')
@@ -182,7 +180,7 @@ export class EntityRead<T extends ObjectLiteral> {
       paged,
     );
     return {
-      rows: found.filter((row) => row[this.primary] !== null).map((row) => this.hydrate(row)),
+      rows: found.filter((row) => row.listed !== null).map((row) => this.hydrate(row)),
       total: Number(found[0]?.total ?? 0),
     };
   }
