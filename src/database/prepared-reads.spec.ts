@@ -65,6 +65,31 @@ describe('reads built with the query builder, on the read connection (SQLite fil
     expect(await pairs().page({ page: 7, size: 2 })).toEqual({ rows: [], total: 3 });
   });
 
+  it('reads the same shape again with other values, each answered with its own', async () => {
+    await dataSource.getRepository(CryptoPair).insert({
+      currencyCode: 'SOL',
+      currencyName: 'SOL',
+      protocol: 'P',
+      countryCode: 'DE',
+      enabled: true,
+    });
+    const inCountry = (countryCode: string) => {
+      const read = reads.of(CryptoPair, 'p', ['currencyCode']);
+      read.query.where('p.countryCode = :countryCode', { countryCode }).orderBy('p.currencyCode');
+      return read;
+    };
+    expect(await inCountry('IE').page({ page: 1, size: 1 })).toEqual({
+      rows: [{ currencyCode: 'ETH' }],
+      total: 3,
+    });
+    expect(await inCountry('DE').page({ page: 0, size: 1 })).toEqual({
+      rows: [{ currencyCode: 'SOL' }],
+      total: 1,
+    });
+    expect(await inCountry('IE').rows(1)).toEqual([{ currencyCode: 'BTC' }]);
+    expect(await inCountry('DE').rows()).toEqual([{ currencyCode: 'SOL' }]);
+  });
+
   it('reads at most the rows asked for', async () => {
     expect((await pairs().rows(2)).map((pair) => pair.currencyCode)).toEqual(['BTC', 'ETH']);
     expect(await pairs().rows()).toHaveLength(3);

@@ -43,6 +43,8 @@ export interface Page<T> {
 export class PreparedReads implements OnApplicationShutdown {
   private connection?: Promise<ReadConnection>;
   private readonly kind: DatabaseKind;
+  /** The statements built for the reads of each shape (see built). */
+  private readonly shapes = new Map<string, { sql: string; names: string[] }>();
   /** Reads worth running at once on the database in use (see BatchedReads). */
   readonly concurrency: number;
 
@@ -99,7 +101,6 @@ export class PreparedReads implements OnApplicationShutdown {
     return new EntityRead<Pick<E, P>>(
       query as unknown as SelectQueryBuilder<Pick<E, P>>,
       columns,
-      metadata.primaryColumns[0].propertyName,
       this,
     );
   }
@@ -110,20 +111,48 @@ export class PreparedReads implements OnApplicationShutdown {
   }
 
   /**
-   * Runs a statement the query builder made (in the database's own placeholders), at most `limit`
-   * rows when given.
+   * Runs the statement `make` builds for a query of this text (its conditions and order, not their
+   * values: `shape`), with these named parameters; at most `limit` rows when given. The statement
+   * is built once per shape: what it takes to build one costs more than the read of a catalog
+   * page itself (a cold burst of them kept every request waiting longer, and kept its objects
+   * alive across young collections: see docs/decisions.md, "Reads in one style").
    */
-  async built<T, Q extends ObjectLiteral = ObjectLiteral>(
-    query: SelectQueryBuilder<Q>,
+  async built<T>(
+    shape: string,
+    parameters: ObjectLiteral,
+    make: () => SelectQueryBuilder<ObjectLiteral>,
     limit?: number,
   ): Promise<T[]> {
-    const [sql, parameters] = statementOf(query);
-    if (limit === undefined) return (await this.open()).all<T>(sql, parameters);
-    const placeholder = this.dataSource.driver.createParameter('limit', parameters.length);
-    return (await this.open()).all<T>(`${sql} LIMIT ${placeholder}`, [
-      ...parameters,
-      String(limit),
-    ]);
+    const [sql, values] = this.statementFor(shape, parameters, make);
+    if (limit === undefined) return (await this.open()).all<T>(sql, values);
+    const placeholder = this.dataSource.driver.createParameter('limit', values.length);
+    return (await this.open()).all<T>(`${sql} LIMIT ${placeholder}`, [...values, String(limit)]);
+  }
+
+  private statementFor(
+    shape: string,
+    parameters: ObjectLiteral,
+    make: () => SelectQueryBuilder<ObjectLiteral>,
+  ): [string, unknown[]] {
+    const kept = this.shapes.get(shape);
+    if (kept) return [kept.sql, kept.names.map((name) => boundValue(parameters[name]))];
+    const query = make();
+    const given = Object.entries(query.getParameters());
+    // Only text and numbers are bound as they are; any other value is left to TypeORM each time.
+    if (!given.every(([, value]) => typeof value === 'string' || typeof value === 'number')) {
+      return statementOf(query);
+    }
+    // Built with each parameter's name for its value, the statement lists its parameters in the
+    // order it takes them (a name used twice is there twice on SQLite, once on PostgreSQL).
+    const named = query.clone();
+    for (const [name] of given) named.setParameter(name, `${NAMED}${name}`);
+    const [sql, names] = named.getQueryAndParameters();
+    if (!names.every((name) => typeof name === 'string' && name.startsWith(NAMED))) {
+      return statementOf(query);
+    }
+    const statement = { sql, names: names.map((name) => (name as string).slice(NAMED.length)) };
+    this.shapes.set(shape, statement);
+    return [statement.sql, statement.names.map((name) => boundValue(parameters[name]))];
   }
 
   private open(): Promise<ReadConnection> {
@@ -153,14 +182,18 @@ export class EntityRead<T extends ObjectLiteral> {
   constructor(
     readonly query: SelectQueryBuilder<T>,
     private readonly columns: readonly ColumnMetadata[],
-    /** A column never null in a row: tells the empty page's one row (see page) from a row. */
-    private readonly primary: string,
     private readonly reads: PreparedReads,
   ) {}
 
   /** The rows, at most `limit` when given. */
   async rows(limit?: number): Promise<T[]> {
-    const rows = await this.reads.built<Record<string, unknown>, T>(this.query, limit);
+    const query = this.query as unknown as SelectQueryBuilder<ObjectLiteral>;
+    const rows = await this.reads.built<Record<string, unknown>>(
+      `rows ${query.getQuery()}`,
+      query.getParameters(),
+      () => query,
+      limit,
+    );
     return rows.map((row) => this.hydrate(row));
   }
 
@@ -169,20 +202,26 @@ export class EntityRead<T extends ObjectLiteral> {
    * the same snapshot. A page past the end is the count's one row with no row of the read.
    */
   async page({ page, size }: PageRequest): Promise<Page<T>> {
-    const count = this.query.clone().select('COUNT(*)', 'total').orderBy();
-    const rows = this.query.clone();
-    const paged = this.query
-      .createQueryBuilder()
-      .select('counted.total', 'total')
-      .addSelect('paged.*')
-      .from(`(${count.getQuery()})`, 'counted')
-      .leftJoin(`(${rows.getQuery()} LIMIT :readLimit OFFSET :readOffset)`, 'paged', '1 = 1')
-      .setParameters({ ...this.query.getParameters(), readLimit: size, readOffset: page * size });
+    const query = this.query as unknown as SelectQueryBuilder<ObjectLiteral>;
+    const parameters = { ...query.getParameters(), readLimit: size, readOffset: page * size };
     const found = await this.reads.built<Record<string, unknown> & { total: number | string }>(
-      paged,
+      `page ${query.getQuery()}`,
+      parameters,
+      () => {
+        const count = query.clone().select('COUNT(*)', 'total').orderBy();
+        // `listed` tells a row from the count's one row of a page past the end.
+        const rows = query.clone().addSelect('1', 'listed');
+        return query
+          .createQueryBuilder()
+          .select('counted.total', 'total')
+          .addSelect('paged.*')
+          .from(`(${count.getQuery()})`, 'counted')
+          .leftJoin(`(${rows.getQuery()} LIMIT :readLimit OFFSET :readOffset)`, 'paged', '1 = 1')
+          .setParameters(parameters);
+      },
     );
     return {
-      rows: found.filter((row) => row[this.primary] !== null).map((row) => this.hydrate(row)),
+      rows: found.filter((row) => row.listed !== null).map((row) => this.hydrate(row)),
       total: Number(found[0]?.total ?? 0),
     };
   }
@@ -202,6 +241,14 @@ function columnOf(metadata: EntityMetadata, property: string): ColumnMetadata {
   return column;
 }
 
+/** A value bound to a built statement: numbers as text (see statementOf). */
+function boundValue(value: unknown): unknown {
+  return typeof value === 'number' ? String(value) : value;
+}
+
+/** What a parameter's value starts with while its statement is built (see PreparedReads.built). */
+const NAMED = '\u0000parameter:';
+
 /**
  * The statement of a query and its parameters. TypeORM's SQLite driver writes number parameters
  * into the text of the statement, so every page, limit or time asked for would be a statement of
@@ -215,7 +262,7 @@ export function statementOf<Q extends ObjectLiteral>(
 ): [string, unknown[]] {
   const bound = query.clone();
   for (const [name, value] of Object.entries(query.getParameters())) {
-    if (typeof value === 'number') bound.setParameter(name, String(value));
+    bound.setParameter(name, boundValue(value));
   }
   return bound.getQueryAndParameters();
 }
