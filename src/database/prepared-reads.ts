@@ -129,6 +129,11 @@ export class PreparedReads implements OnApplicationShutdown {
     return (await this.open()).all<T>(`${sql} LIMIT ${placeholder}`, [...values, String(limit)]);
   }
 
+  /** The rows of a query, at most `limit` when given, its statement kept by its text. */
+  rowsOf<T>(query: SelectQueryBuilder<ObjectLiteral>, limit?: number): Promise<T[]> {
+    return this.built<T>(`rows ${query.getQuery()}`, query.getParameters(), () => query, limit);
+  }
+
   private statementFor(
     shape: string,
     parameters: ObjectLiteral,
@@ -188,12 +193,7 @@ export class EntityRead<T extends ObjectLiteral> {
   /** The rows, at most `limit` when given. */
   async rows(limit?: number): Promise<T[]> {
     const query = this.query as unknown as SelectQueryBuilder<ObjectLiteral>;
-    const rows = await this.reads.built<Record<string, unknown>>(
-      `rows ${query.getQuery()}`,
-      query.getParameters(),
-      () => query,
-      limit,
-    );
+    const rows = await this.reads.rowsOf<Record<string, unknown>>(query, limit);
     return rows.map((row) => this.hydrate(row));
   }
 

@@ -112,7 +112,7 @@ export class DepositLists {
           { since },
         );
     }
-    const rows = await this.reads.built<{
+    const rows = await this.reads.rowsOf<{
       id: number | string;
       network: DepositNetwork;
       chainId: number | string | null;
@@ -171,7 +171,7 @@ export class DepositLists {
     }
     if (query.network !== undefined)
       read.andWhere('d.network = :network', { network: query.network });
-    const rows = await this.reads.built<Record<string, unknown>>(read, query.size + 1);
+    const rows = await this.reads.rowsOf<Record<string, unknown>>(read, query.size + 1);
     const page = rows.slice(0, query.size);
     return {
       items: page.map((row) => ({
