@@ -2,8 +2,10 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import sqlite3 from 'sqlite3';
 import { DataSource } from 'typeorm';
 import { REFUSAL_COUNT_LIMITS } from '../src/audit/refusal-counts.js';
+import { databaseFileOf } from '../src/database/dialect.js';
 import { dataSourceOptions, MIGRATIONS } from '../src/schema/data-source-options.js';
 import {
   adminHeaders,
@@ -66,11 +68,33 @@ const sha256Link = (row: Row) =>
 class Database {
   constructor(private readonly dataSource: DataSource) {}
 
-  query<T = Row>(sql: string, parameters: unknown[] = []): Promise<T[]> {
-    let n = 0;
-    const text =
-      this.dataSource.options.type === 'postgres' ? sql.replace(/\?/g, () => `$${++n}`) : sql;
-    return this.dataSource.query(text, parameters) as Promise<T[]>;
+  /**
+   * Runs a statement on a connection of its own, as such a writer would: on SQLite, not on the
+   * service's connection, whose open write transaction would take it in and commit it later.
+   */
+  async query<T = Row>(sql: string, parameters: unknown[] = []): Promise<T[]> {
+    const file = databaseFileOf(this.dataSource);
+    if (file === undefined) {
+      let n = 0;
+      const text =
+        this.dataSource.options.type === 'postgres' ? sql.replace(/\?/g, () => `$${++n}`) : sql;
+      return this.dataSource.query(text, parameters) as Promise<T[]>;
+    }
+    const db = await new Promise<sqlite3.Database>((resolve, reject) => {
+      const opened = new sqlite3.Database(file, (error) =>
+        error ? reject(error) : resolve(opened),
+      );
+    });
+    db.configure('busyTimeout', 10_000);
+    try {
+      return await new Promise<T[]>((resolve, reject) =>
+        db.all(sql, parameters, (error: Error | null, rows: T[]) =>
+          error ? reject(error) : resolve(rows),
+        ),
+      );
+    } finally {
+      await new Promise<void>((resolve) => db.close(() => resolve()));
+    }
   }
 
   rows(): Promise<Row[]> {
