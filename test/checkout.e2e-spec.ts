@@ -594,6 +594,38 @@ describe('checkout (e2e)', () => {
         expect(logs).not.toContain(secret);
       }
     });
+    it('answers a browser a small HTML page for a token no checkout has, JSON clients the envelope', async () => {
+      const unknown = `${t.url}/checkout/ct_${'h'.repeat(43)}`;
+      const shop = 'https://shop.example';
+      const browser = await http(`${unknown}?origin=${encodeURIComponent(shop)}`, {
+        headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+      });
+      expect(browser.status).toBe(404);
+      expect(browser.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(browser.headers.get('cache-control')).toBe('no-store');
+      const csp = browser.headers.get('content-security-policy') ?? '';
+      // Framed only by the page that asked, which it tells that the payment is unavailable.
+      expect(csp).toContain(`frame-ancestors ${shop}`);
+      expect(csp).not.toContain('unsafe-inline');
+      expect(browser.text).toContain('<h1>This payment cannot be shown</h1>');
+      expect(browser.text).toContain(`data-parent-origin="${shop}"`);
+      expect(browser.text).toContain('data-detailed-status="UNAVAILABLE"');
+      expect(browser.text).not.toMatch(/<script>|<script [^>]*>[^<]/);
+      // An origin that is not one (a path, a script) frames nothing and is told nothing.
+      const odd = await http(`${unknown}?origin=${encodeURIComponent('javascript:alert(1)')}`, {
+        headers: { accept: 'text/html' },
+      });
+      expect(odd.status).toBe(404);
+      expect(odd.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      expect(odd.text).toContain('data-parent-origin=""');
+      // JSON clients, and clients that name no type, keep the envelope.
+      expectEnvelope(await http(unknown), 404, 'NOT_FOUND');
+      expectEnvelope(
+        await http(unknown, { headers: { accept: 'application/json' } }),
+        404,
+        'NOT_FOUND',
+      );
+    });
   });
 
   describe('operators see sessions', () => {
@@ -829,8 +861,10 @@ describe('checkout outside the sandbox (e2e)', () => {
     const { nonce } = await openPage(t.url, token);
     await act(t.url, token, 'pair', { nonce, currencyCode: 'USDT', protocol: 'TRC20' });
     const waiting = await openPage(t.url, token);
-    expect(waiting.page.text).toContain('Waiting for your payment to be confirmed');
+    expect(waiting.page.text).toContain('Waiting for your transfer. This page updates by itself.');
     expect(waiting.page.text).not.toContain('data-action="outcome"');
+    expect(waiting.page.text).not.toContain('data-action="deposit"');
+    expect(waiting.page.text).not.toContain('Sandbox — never send real funds');
     expectEnvelope(
       await act(t.url, token, 'outcome', { nonce: waiting.nonce, outcome: 'paid' }),
       403,

@@ -151,8 +151,14 @@ describe('deposits (e2e)', () => {
     expect(page.text).toContain(
       'Send exactly <strong class="crypto-amount">10.869566 USDT</strong> on TRON to this address:',
     );
-    expect(page.text).toContain(`<code class="address">${address}</code>`);
+    expect(page.text).toContain(`<code class="value address" id="pay-address">${address}</code>`);
     expect(page.text).toContain(`<img class="qr-code" src="/checkout/${token}/qr.svg"`);
+    // Without script: the amount, the address, the QR code, the warning, and a way to reload.
+    expect(page.text).toContain(
+      'Send only USDT on TRON. Another asset, or USDT on another network, is lost.',
+    );
+    expect(page.text).toContain('Waiting for your transfer. This page updates by itself.');
+    expect(page.text).toContain(`<a href="/checkout/${token}">Reload this page</a>`);
     expect(page.text).not.toMatch(/<script>|<script [^>]*>[^<]/);
     const qr = await http(`${t.url}/checkout/${token}/qr.svg`);
     expect(qr.status).toBe(200);

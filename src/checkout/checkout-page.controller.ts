@@ -1,4 +1,5 @@
-import { Controller, Header, HttpCode, UseInterceptors } from '@nestjs/common';
+import { Controller, Header, Headers, HttpCode, UseInterceptors } from '@nestjs/common';
+import { ApiError } from '../common/errors/api-error.js';
 import { ValidBody, ValidParams, ValidQuery } from '../common/validation.js';
 import { ApiTags } from '@nestjs/swagger';
 import type { ErrorCode } from '../common/errors/error-catalog.js';
@@ -101,20 +102,36 @@ export class CheckoutPageController {
       'the outcome to choose, in production a wait for the processor. No personal data. ' +
       '`Content-Security-Policy` has no inline script and `frame-ancestors` names the origins of ' +
       "the session's callback URLs and the merchant's `checkoutOrigins`. Once the token expired " +
-      'or the payment ended the page says so.',
+      'or the payment ended the page says so. Once a pair paid on chain is chosen: the amount, ' +
+      'the address, their copy buttons, the QR code, the network warning, the countdown of the ' +
+      'quote and the progress of the transfer.',
     access: 'public',
     params: [TOKEN_PARAM],
     responses: [htmlResponse('The page.')],
     errors: PAGE_ERRORS,
-    errorNotes: { NOT_FOUND: 'No checkout has this token.', RATE_LIMITED: REFUSALS_NOTE },
+    errorNotes: {
+      NOT_FOUND:
+        'No checkout has this token. A browser (`Accept: text/html`) gets a small HTML page ' +
+        'saying so, which tells the widget the payment is unavailable; other clients the JSON ' +
+        'envelope.',
+      RATE_LIMITED: REFUSALS_NOTE,
+    },
   })
   async page(
     @ValidParams() params: CheckoutTokenParams,
     @ValidQuery() query: CheckoutPageQuery,
     @ClientAddress() address: string,
+    @Headers('accept') accept: string | undefined,
   ): Promise<WebAnswer> {
-    const view = await this.checkouts.page(params.token, address);
-    return this.pages.page(view, params.token, query.origin);
+    try {
+      const view = await this.checkouts.page(params.token, address);
+      return this.pages.page(view, params.token, query.origin);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'NOT_FOUND' && acceptsHtml(accept)) {
+        return this.pages.unavailable(query.origin);
+      }
+      throw error;
+    }
   }
 
   @Endpoint({
@@ -341,4 +358,11 @@ export class CheckoutPageController {
   ): Promise<CheckoutState> {
     return this.checkouts.cancel(params.token, input.nonce, address);
   }
+}
+
+/** A browser asking for a page: its `Accept` names `text/html`. */
+export function acceptsHtml(accept: string | undefined): boolean {
+  return (accept ?? '')
+    .split(',')
+    .some((range) => range.split(';')[0].trim().toLowerCase() === 'text/html');
 }

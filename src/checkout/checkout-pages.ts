@@ -4,8 +4,10 @@ import { presentationAmount, type StoredMoney } from '../common/money.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { qrCodeSvg } from '../deposits/qr-code.js';
 import { ABANDONED_BY_USER, EXPIRED, FAILURE_REASON_CODES } from './checkout-outcomes.js';
+import type { PaymentInstructions } from '../deposits/checkout-payments.service.js';
+import { UNDERPAID } from '../deposits/deposits.service.js';
 import type { CheckoutView } from './checkout.service.js';
-import { PAGE_LANGUAGES, pageLanguage, type PageMessages } from './messages.js';
+import { fillIn, PAGE_LANGUAGES, pageLanguage, type PageMessages } from './messages.js';
 import {
   SCRIPT_TYPE,
   STYLESHEET_TYPE,
@@ -20,6 +22,9 @@ export const CHECKOUT_PATH = 'checkout';
 export const CHECKOUT_ASSETS_PATH = `${CHECKOUT_PATH}/assets`;
 /** Where integrations load the widget from: below CONTEXT_PATH, and at the host's root. */
 export const WIDGET_PATH = 'widgets/sgpg.js';
+
+/** What the widget is told when the page cannot show a payment (an unknown token). */
+export const UNAVAILABLE = 'UNAVAILABLE';
 
 /** The QR code's media type. */
 export const QR_CODE_TYPE = 'image/svg+xml';
@@ -37,13 +42,16 @@ const file = (folder: 'views' | 'public', name: string) => pageFile(import.meta.
 @Injectable()
 export class CheckoutPages {
   private readonly template: Handlebars.TemplateDelegate;
+  private readonly unavailableTemplate: Handlebars.TemplateDelegate;
   private readonly base: string;
   readonly widget: WebAnswer;
   readonly assets: Record<AssetName, WebAnswer>;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.base = config.contextPath;
-    this.template = Handlebars.create().compile(file('views', 'checkout.hbs'));
+    const handlebars = Handlebars.create();
+    this.template = handlebars.compile(file('views', 'checkout.hbs'));
+    this.unavailableTemplate = handlebars.compile(file('views', 'unavailable.hbs'));
     this.widget = staticAnswer(
       file('public', 'widget.js').replace("'__CHECKOUT_BASE__'", JSON.stringify(this.base)),
       SCRIPT_TYPE,
@@ -96,6 +104,7 @@ export class CheckoutPages {
       noPairs: view.detailsErased ? t.detailsErased : t.noPairs,
       chosenPair: `${currency} ${t.on} ${protocol}`,
       payment: view.payment,
+      step: view.payment ? paymentStep(view.payment, t, Date.now()) : undefined,
       qrCode: `${this.base}/${CHECKOUT_PATH}/${encodeURIComponent(token)}/qr.svg`,
       sandbox: view.sandbox,
       reasons: FAILURE_REASON_CODES.map((code) => ({ code, label: t.reasons[code] })),
@@ -109,6 +118,77 @@ export class CheckoutPages {
       endedMessage: view.ended ? endedMessage(view.ended, t) : '',
     });
     return pageAnswer(html, { frameAncestors: view.frameAncestors });
+  }
+
+  /**
+   * The page of a token no checkout has (never issued, or mistyped), for a browser: it says so,
+   * and tells the widget that framed it (`parentOrigin`, the only origin allowed to frame this
+   * page, which holds nothing of any payment) that the payment is unavailable. 404.
+   */
+  unavailable(parentOrigin: string | undefined): WebAnswer {
+    const t = PAGE_LANGUAGES.en;
+    const origin = webOrigin(parentOrigin);
+    const html = this.unavailableTemplate({
+      lang: 'en',
+      t,
+      assets: `${this.base}/${CHECKOUT_ASSETS_PATH}`,
+      parentOrigin: origin ?? '',
+      detailedStatus: UNAVAILABLE,
+    });
+    return { ...pageAnswer(html, { frameAncestors: origin ? [origin] : [] }), status: 404 };
+  }
+}
+
+/** `value` when it is an http(s) origin as browsers write one (`https://shop.example:8443`). */
+function webOrigin(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === value
+      ? value
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The payment step's texts as the server renders them (the page's script keeps them up to date
+ * from the same messages): the network warning, the quote's end, and the progress.
+ */
+export function paymentStep(payment: PaymentInstructions, t: PageMessages, now: number) {
+  const quoteEnds = Date.parse(payment.quoteExpiresAt);
+  return {
+    warning: fillIn(t.networkWarning, {
+      asset: payment.assetCode,
+      network: payment.networkLabel,
+    }),
+    quoteUntil: `${new Date(quoteEnds).toISOString().slice(11, 16)} UTC`,
+    quoteSeconds: Math.max(0, Math.floor((quoteEnds - now) / 1000)),
+    quoteNote: payment.quoteLocked ? t.quoteLocked : payment.quoteExpired ? t.quoteExpired : '',
+    progress: progressText(payment, t),
+  };
+}
+
+/** Where the payment stands on chain, in words: waiting, seen (n of N), underpaid, paid. */
+export function progressText(payment: PaymentInstructions, t: PageMessages): string {
+  const { progress } = payment;
+  const values = {
+    n: progress.confirmations ?? 0,
+    required: payment.confirmationsRequired,
+    received: progress.received.amount,
+    remaining: progress.remaining.amount,
+    asset: payment.assetCode,
+  };
+  switch (progress.state) {
+    case 'waiting':
+      return t.progressWaiting;
+    case 'seen':
+      return fillIn(t.progressSeen, values);
+    case 'underpaid':
+      return fillIn(t.progressUnderpaid, values);
+    case 'paid':
+      return t.progressPaid;
   }
 }
 
@@ -136,6 +216,7 @@ function endedMessage(ended: NonNullable<CheckoutView['ended']>, t: PageMessages
     case 'SUCCESSFUL':
       return t.paid;
     case 'FAILED': {
+      if (ended.detailedStatus === UNDERPAID) return `${t.failed} ${t.underpaid}.`;
       const reason = t.reasons[ended.detailedStatus as keyof PageMessages['reasons']];
       return reason ? `${t.failed} ${reason}.` : t.failed;
     }

@@ -24,6 +24,7 @@ export class WebAnswerInterceptor implements NestInterceptor {
           value.etag !== undefined &&
           ifNoneMatchMatches(request.headers['if-none-match'], value.etag);
         for (const name of value.withoutHeaders ?? []) raw.removeHeader(name);
+        if (value.status !== undefined) response.status(value.status);
         // A 304 has no body to describe: its type is kept aside (a HEAD's gets it back in
         // notModified).
         let contentType: string | undefined;

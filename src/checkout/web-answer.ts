@@ -13,6 +13,8 @@ export interface WebAnswer {
   /** Headers set for every answer (see RequestContext) that this one must not carry. */
   withoutHeaders?: readonly string[];
   etag?: string;
+  /** The answer's status when not 200 (a page saying no payment has this link: 404). */
+  status?: number;
 }
 
 export function isWebAnswer(value: unknown): value is WebAnswer {

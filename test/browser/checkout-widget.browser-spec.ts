@@ -1,7 +1,5 @@
 import { jest } from '@jest/globals';
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import {
   checkoutSeed,
@@ -10,12 +8,8 @@ import {
   SHOP_SECRET,
   tokenFor,
 } from '../support/checkout.js';
-import {
-  BROWSER_TEST_TIMEOUT_MS,
-  launchChromium,
-  openPage,
-  STEP_TIMEOUT_MS,
-} from '../support/browser.js';
+import { BROWSER_TEST_TIMEOUT_MS, launchChromium, openPage } from '../support/browser.js';
+import { merchantSite, type MerchantSite } from '../support/merchant-site.js';
 import { http, startTestApp, TestApp } from '../support/test-app.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -24,37 +18,17 @@ jest.setTimeout(BROWSER_TEST_TIMEOUT_MS);
 /** Screenshots of the page for docs/checkout.md, made here so that they stay true. */
 const SCREENSHOTS = 'docs/images';
 
-/**
- * A merchant's page on another origin (its own loopback port), embedding the widget exactly as
- * integrations do: the script from the service, then showPaymentIframe with the token. What the
- * widget calls is written into the page, where the test reads it.
- */
-async function merchantSite(serviceUrl: string): Promise<{ server: Server; origin: string }> {
-  const server = createServer((request, response) => {
-    const token = new URL(request.url ?? '/', 'http://x').searchParams.get('token') ?? '';
-    response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    response.end(`<!doctype html><html><head><title>Shop</title>
-<script src="${serviceUrl}/widgets/sgpg.js"></script></head>
-<body><h1>Shop</h1><div id="widget-container"></div><ol id="events"></ol>
-<script>
-  function note(name) { return function (detail) {
-    var li = document.createElement('li'); li.textContent = name + ':' + JSON.stringify(detail);
-    document.getElementById('events').appendChild(li); }; }
-  window.showPaymentIframe('widget-container', { token: ${JSON.stringify(token)},
-    success: note('success'), fail: note('fail'), cancel: note('cancel'), complete: note('complete') });
-</script></body></html>`);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
+/** What the widget tells the merchant's page of a checkout page that cannot load. */
+const UNAVAILABLE_FAIL = 'fail:{"status":"NOT_COMPLETED","detailedStatus":"UNAVAILABLE"}';
+const UNAVAILABLE_COMPLETE = 'complete:{"status":"NOT_COMPLETED","detailedStatus":"UNAVAILABLE"}';
 
 describe('the payment widget from another origin (browser)', () => {
   let browser: Browser;
   let sandbox: TestApp;
   let shortLived: TestApp;
   let receiver: WebhookReceiver;
-  let shop: { server: Server; origin: string };
-  let shortShop: { server: Server; origin: string };
+  let shop: MerchantSite;
+  let shortShop: MerchantSite;
   let page: Page;
 
   beforeAll(async () => {
@@ -79,9 +53,7 @@ describe('the payment widget from another origin (browser)', () => {
   afterAll(async () => {
     await browser?.close();
     await Promise.all([sandbox?.close(), shortLived?.close(), receiver?.close()]);
-    await Promise.all(
-      [shop, shortShop].map((s) => s && new Promise((resolve) => s.server.close(resolve))),
-    );
+    await Promise.all([shop?.close(), shortShop?.close()]);
   });
   beforeEach(async () => {
     page = await openPage(browser, { viewport: { width: 360, height: 740 } });
@@ -193,7 +165,7 @@ describe('the payment widget from another origin (browser)', () => {
     expect(await frame.locator('html').getAttribute('lang')).toBe('de');
   });
 
-  it('refuses to be framed by an origin the session does not allow (CSP frame-ancestors)', async () => {
+  it('refuses to be framed by an origin the session does not allow (CSP frame-ancestors): fail UNAVAILABLE then complete, never a blank box', async () => {
     // Same service, a shop whose origin is not allowed for sessions of shortLived's merchant.
     const token = await tokenFor(sandbox.url, initIframeBody('vk_br_framed', receiver.url));
     const stranger = await merchantSite(sandbox.url);
@@ -203,15 +175,30 @@ describe('the payment widget from another origin (browser)', () => {
         if (/frame-ancestors/.test(message.text())) blocked.push(message.text());
       });
       await page.goto(`${stranger.origin}/?token=${token}`);
-      const deadline = Date.now() + STEP_TIMEOUT_MS;
-      while (blocked.length === 0 && Date.now() < deadline) await page.waitForTimeout(100);
+      // The widget gives up on a page that never answers within 10 s, and says so.
+      await page.locator('#events li', { hasText: 'complete:' }).waitFor({ timeout: 10_000 });
+      expect(await events()).toEqual([UNAVAILABLE_FAIL, UNAVAILABLE_COMPLETE]);
       expect(blocked.length).toBeGreaterThan(0);
-      // The blocked frame shows no checkout page: its document never loaded.
-      const frame = page.frames().find((f) => f.url().includes('/checkout/'));
-      expect(frame ? await frame.locator('h1').count() : 0).toBe(0);
-      expect(await events()).toEqual([]);
+      // The frame gave way to a sentence in the merchant's page.
+      expect(await page.locator('#widget-container iframe').count()).toBe(0);
+      expect(await page.locator('#widget-container [role="alert"]').innerText()).toBe(
+        'This payment cannot be shown. Return to the shop and try again.',
+      );
+      // The session itself is untouched.
+      expect((await lookup(sandbox, 'vk_br_framed')).body.payload[0].status).toBe('PENDING');
     } finally {
-      await new Promise((resolve) => stranger.server.close(resolve));
+      await stranger.close();
     }
+  });
+
+  it('shows an unknown token as unavailable: the page says so; fail UNAVAILABLE then complete within 10 s', async () => {
+    await page.goto(`${shop.origin}/?token=ct_${'q'.repeat(43)}`);
+    await page.locator('#events li', { hasText: 'complete:' }).waitFor({ timeout: 10_000 });
+    expect(await events()).toEqual([UNAVAILABLE_FAIL, UNAVAILABLE_COMPLETE]);
+    const frame = page.frameLocator('#widget-container iframe');
+    await frame.getByRole('heading', { name: 'This payment cannot be shown' }).waitFor();
+    expect(await frame.locator('.notice').innerText()).toBe(
+      'No payment is open with this link. Return to the shop to start again.',
+    );
   });
 });

@@ -2,6 +2,7 @@ import { jest } from '@jest/globals';
 import { mkdirSync, readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { BROWSER_TEST_TIMEOUT_MS, launchChromium, openPage } from '../support/browser.js';
+import { PUBLISHED } from '../support/deposits.js';
 import { adminHeaders, http, startTestApp, TestApp } from '../support/test-app.js';
 
 // A browser, the sandbox and whole payments: more than the default time per test.
@@ -43,8 +44,8 @@ describe('the sandbox in a browser, as a newcomer opens it', () => {
     await page?.close();
   });
 
-  async function open(width: number, path: string): Promise<string[]> {
-    page = await openPage(browser, { viewport: { width, height: 800 } });
+  async function open(width: number, path: string, height = 800): Promise<string[]> {
+    page = await openPage(browser, { viewport: { width, height } });
     const problems: string[] = [];
     // A refused inline script or resource shows as a console error (CSP); the browser's own
     // request for a favicon, which no page names, is not the page's.
@@ -153,6 +154,56 @@ describe('the sandbox in a browser, as a newcomer opens it', () => {
     await frame.getByRole('heading', { name: 'Payment received. Thank you.' }).waitFor();
     await page.screenshot({ path: `${SCREENSHOTS}/demo-paid.png`, fullPage: true });
     await expectDelivered(key, 'return');
+    expect(problems).toEqual([]);
+  });
+
+  /** Chooses bitcoin in the widget's page: the sandbox's payment step, from the published key. */
+  async function payOnChain() {
+    const frame = page.frameLocator('#widget-container iframe');
+    await frame.getByLabel('Bitcoin (BTC) on BITCOIN').check();
+    await frame.getByRole('button', { name: 'Continue' }).click();
+    await frame.getByText('Sandbox — never send real funds').waitFor();
+    // The demo merchant's addresses: the standard test phrase's, as the wallets print them.
+    expect(PUBLISHED.bitcoin.addresses).toContain(await frame.locator('#pay-address').innerText());
+    // 10.00 EUR at the demo price of 90,000 EUR per BTC, rounded up.
+    expect(await frame.locator('#pay-amount').innerText()).toBe('0.00011112');
+    // The tester's choice of outcome stays beside the transfers.
+    expect(await frame.getByLabel('Paid').count()).toBe(1);
+    return frame;
+  }
+
+  it('pays on chain in the sandbox: half (underpaid, what is left), then a tenth more: paid and success', async () => {
+    // Tall enough for the whole payment step in the screenshot (a frame of another origin is
+    // drawn only within the viewport).
+    const problems = await open(1200, '/demo', 1700);
+    await startPayment('10.00');
+    const frame = await payOnChain();
+    await page.screenshot({ path: `${SCREENSHOTS}/sandbox-payment.png`, fullPage: true });
+    await frame.getByRole('button', { name: 'Send half (underpay)' }).click();
+    await frame.locator('#progress', { hasText: 'Transfer seen' }).waitFor();
+    // Confirmed (3, one a second) and short of the quote: what arrived and what is left.
+    await frame.locator('#progress', { hasText: 'still missing' }).waitFor();
+    expect(await frame.locator('#progress').innerText()).toBe(
+      'Received 0.00005556 BTC: 0.00005556 BTC is still missing. Send it to the same address.',
+    );
+    await frame.getByRole('button', { name: 'Send a tenth more (overpay)' }).click();
+    await frame.getByRole('heading', { name: 'Payment received. Thank you.' }).waitFor();
+    const log = await ended();
+    expect(log.steps).toContain('widget-success');
+    expect(log.status).toContain('status: SUCCESSFUL');
+    expect(problems).toEqual([]);
+  });
+
+  it('pays on chain in the sandbox: the full amount, confirming to paid', async () => {
+    const problems = await open(360, '/demo', 1700);
+    await startPayment('10.00');
+    const frame = await payOnChain();
+    await frame.getByRole('button', { name: 'Send the full amount' }).press('Enter');
+    await frame.locator('#progress', { hasText: /of 3 confirmations/ }).waitFor();
+    await frame.getByRole('heading', { name: 'Payment received. Thank you.' }).waitFor();
+    const log = await ended();
+    expect(log.steps).toContain('widget-success');
+    await expectNoSidewaysScroll(page);
     expect(problems).toEqual([]);
   });
 

@@ -1,7 +1,9 @@
 // The checkout page's script: sends the page's actions with its single-use nonce, keeps the page
-// up to date while the payment is open, and tells the widget of the merchant's page (its parent,
-// at the origin the service checked) how the payment ended. No inline script: the page's
-// Content-Security-Policy allows scripts of this service only.
+// up to date while the payment is open (the transfer's progress, the quote's countdown), copies
+// the amount and the address, and tells the widget of the merchant's page (its parent, at the
+// origin the service checked) how the payment ended. No inline script: the page's
+// Content-Security-Policy allows scripts of this service only. Without it the page still shows
+// what to send where, and a link to reload it.
 (function () {
   'use strict';
   var main = document.getElementById('checkout');
@@ -43,6 +45,9 @@
   if (data.outcome) post(state());
   resize();
   window.addEventListener('resize', resize);
+  // The page's height changes as it follows the payment (the progress, the countdown, a note):
+  // the widget's frame follows it.
+  if (window.ResizeObserver) new window.ResizeObserver(resize).observe(document.body);
 
   /** Shows the page again as the service now has it, its new stage in focus. */
   function refresh() {
@@ -67,6 +72,9 @@
       var parts = chosen ? chosen.value.split('/') : ['', ''];
       body.currencyCode = parts[0];
       body.protocol = parts[1];
+    }
+    if (action === 'deposit') {
+      body.amount = form.querySelector('input[name="amount"]').value;
     }
     if (action === 'outcome') {
       var outcome = form.querySelector('input[name="outcome"]:checked');
@@ -101,25 +109,155 @@
     });
   });
 
-  // While the payment is open (or expired but not yet closed), follow it: the processor's report,
-  // or the expiry, may end it at any time.
+  // The payment step: what to send where, the quote's countdown and the transfer's progress.
+  var payment = document.querySelector('.payment');
+  var step = payment ? payment.dataset : undefined;
+  var progress = document.getElementById('progress');
+  var quoteLeft = document.getElementById('quote-left');
+  var quoteNote = document.getElementById('quote-note');
+  var quoteEnds = step ? Date.now() + Number(step.quoteSeconds) * 1000 : 0;
+
+  function fillIn(message, values) {
+    return message.replace(/\{(\w+)\}/g, function (place, name) {
+      return Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : place;
+    });
+  }
+
+  function progressText(now) {
+    var p = now.progress;
+    var values = {
+      n: p.confirmations || 0,
+      required: now.confirmationsRequired,
+      received: p.received.amount,
+      remaining: p.remaining.amount,
+      asset: now.assetCode,
+    };
+    if (p.state === 'seen') return fillIn(step.progressSeen, values);
+    if (p.state === 'underpaid') return fillIn(step.progressUnderpaid, values);
+    if (p.state === 'paid') return step.progressPaid;
+    return step.progressWaiting;
+  }
+
+  function setText(element, text) {
+    if (element && element.textContent !== text) element.textContent = text;
+  }
+
+  function showNote(text) {
+    if (!quoteNote) return;
+    setText(quoteNote, text);
+    quoteNote.hidden = text === '';
+  }
+
+  var locked = step !== undefined && step.locked === 'true';
+  var renewing = false;
+  function tick() {
+    if (!step || locked) {
+      setText(quoteLeft, '');
+      return;
+    }
+    var left = Math.max(0, Math.round((quoteEnds - Date.now()) / 1000));
+    var minutes = Math.floor(left / 60);
+    var seconds = left % 60;
+    setText(
+      quoteLeft,
+      ' (' +
+        fillIn(step.quoteLeft, { time: minutes + ':' + (seconds < 10 ? '0' : '') + seconds }) +
+        ')',
+    );
+    // The quote ended: ask at once; the service renews it (same address) if it can.
+    if (left === 0 && !renewing) {
+      renewing = true;
+      showNote(step.quoteRenewing);
+      poll();
+    }
+  }
+
+  /** The payment step as the service now has it: the same quote updated in place, a new one shown. */
+  function follow(now) {
+    if (now.amount !== step.amount || now.address !== step.address) {
+      refresh();
+      return true;
+    }
+    if (now.quoteExpiresAt !== step.quoteExpiresAt) {
+      if (!now.quoteLocked && !now.quoteExpired) {
+        refresh();
+        return true;
+      }
+    }
+    locked = now.quoteLocked;
+    setText(progress, progressText(now));
+    payment.setAttribute('data-progress', now.progress.state);
+    if (now.quoteLocked) showNote(step.quoteLocked);
+    else if (now.quoteExpired) showNote(step.quoteExpired);
+    else if (!renewing) showNote('');
+    return false;
+  }
+
+  var timer;
+  function poll() {
+    fetch(data.actions + '/status', { credentials: 'omit', cache: 'no-store' })
+      .then(function (answer) {
+        return answer.ok ? answer.json() : undefined;
+      })
+      .then(function (answer) {
+        var now = answer && answer.payload && answer.payload[0];
+        if (!now || busy) return;
+        if (now.stage !== data.stage) {
+          window.clearInterval(timer);
+          refresh();
+          return;
+        }
+        if (step && now.payment && follow(now.payment)) window.clearInterval(timer);
+      })
+      .catch(function () {
+        // A missed poll is retried with the next one.
+      });
+  }
+
+  // The copy buttons: the clipboard where the browser allows it, else the text selected and
+  // copied; either way the result is said in the page's live region.
+  function selectText(element) {
+    var range = document.createRange();
+    range.selectNodeContents(element);
+    var selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+  }
+  Array.prototype.forEach.call(document.querySelectorAll('button[data-copy]'), function (button) {
+    var source = document.getElementById(button.getAttribute('data-copy'));
+    var done =
+      button.getAttribute('data-copied') === 'amount' ? step.amountCopied : step.addressCopied;
+    button.hidden = false;
+    button.addEventListener('click', function () {
+      var text = source.textContent.trim();
+      function fallback() {
+        selectText(source);
+        var copied;
+        try {
+          copied = document.execCommand('copy');
+        } catch {
+          copied = false;
+        }
+        live.textContent = copied ? done : step.copyFailed;
+      }
+      var clipboard = window.navigator.clipboard;
+      if (clipboard && clipboard.writeText) {
+        clipboard.writeText(text).then(function () {
+          live.textContent = done;
+        }, fallback);
+      } else {
+        fallback();
+      }
+    });
+  });
+
+  // While the payment is open (or expired but not yet closed), follow it: a transfer, the
+  // processor's report, or the expiry, may change it at any time.
   if (data.stage !== 'ended') {
-    var timer = window.setInterval(function () {
-      fetch(data.actions + '/status', { credentials: 'omit', cache: 'no-store' })
-        .then(function (answer) {
-          return answer.ok ? answer.json() : undefined;
-        })
-        .then(function (answer) {
-          var now = answer && answer.payload && answer.payload[0];
-          if (!now || busy) return;
-          if (now.stage !== data.stage) {
-            window.clearInterval(timer);
-            refresh();
-          }
-        })
-        .catch(function () {
-          // A missed poll is retried with the next one.
-        });
-    }, POLL_MS);
+    timer = window.setInterval(poll, POLL_MS);
+    if (step) {
+      tick();
+      window.setInterval(tick, 1000);
+    }
   }
 })();
