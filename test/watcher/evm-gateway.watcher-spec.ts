@@ -349,6 +349,19 @@ describe('EVM watcher with the real gateway', () => {
       flaggedAmount: '5000',
     });
     expect(await callbackOf(over)).toMatchObject({ status: 'SUCCESSFUL' });
+    // Another transfer to the paid checkout's address: stored and flagged late, the session unchanged.
+    const extraTx = await token.transfer(over.payment.address, 7n);
+    await mine(clients, CONFIRMATIONS);
+    await eventually(
+      () => depositOf(extraTx),
+      (deposit) => deposit?.confirmations === CONFIRMATIONS,
+      'the extra transfer stored',
+    );
+    expect(await depositOf(extraTx)).toMatchObject({ amount: '7', counted: false, flag: 'LATE' });
+    expect((await statusOf(gateway, shop, over.validationKey)).status).toBe('SUCCESSFUL');
+    expect(
+      receiver.to('/return').filter((d) => d.body.includes(`"${over.validationKey}"`)),
+    ).toHaveLength(1);
 
     // Another token: stored, flagged, never counted.
     await eventually(
