@@ -196,5 +196,5 @@ console.log(
 );
 const median = (values: number[]) => (values.length ? percentile(values, 50) : '-');
 console.log(
-  `watcher per round: JSON-RPC calls ${median(withBlock.map((l) => l.rpcCalls as number))} (new block) / ${median(idle.map((l) => l.rpcCalls as number))} (no new block); gateway requests ${median(withBlock.map((l) => l.gatewayCalls as number))} (new block) / ${median(idle.map((l) => l.gatewayCalls as number))} (no new block); RSS ${memory.rss} MB (peak ${memory.peak} MB)`,
+  `watcher per round: JSON-RPC calls ${median(withBlock.map((l) => l.rpcCalls as number))} (new block) / ${median(idle.map((l) => l.rpcCalls as number))} (no new block); gateway requests ${median(withBlock.map((l) => l.gatewayCalls as number))} (new block) / ${median(idle.map((l) => l.gatewayCalls as number))} (no new block); round with a new block ${median(withBlock.map((l) => l.ms as number))} ms; RSS ${memory.rss} MB (peak ${memory.peak} MB)`,
 );
