@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests, CI and the benchmark need: PostgreSQL and Redis server
-# binaries (test/support/servers.ts starts throwaway instances of them on loopback ports) and
-# Chromium (headless browser tests). Safe to run repeatedly: it installs only what is missing.
+# binaries (test/support/servers.ts starts throwaway instances of them on loopback ports),
+# Chromium (headless browser tests) and the openssl command (the watcher's end-to-end tests make
+# a certificate for their https callback receiver). Safe to run repeatedly: it installs only what is missing.
 #
 # No system service is started or enabled: the project never uses the packaged clusters or the
 # packaged redis on their default ports, it starts its own servers on free ports.
@@ -18,6 +19,9 @@ redis_present() {
 chromium_present() {
   [[ -x /usr/bin/chromium ]]
 }
+openssl_present() {
+  command -v openssl >/dev/null 2>&1
+}
 
 check() {
   local package=$1 probe=$2
@@ -31,6 +35,7 @@ check() {
 check postgresql postgres_present
 check redis-server redis_present
 check chromium chromium_present
+check openssl openssl_present
 
 if ((${#missing[@]} == 0)); then
   exit 0

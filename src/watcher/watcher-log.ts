@@ -9,7 +9,11 @@ import type { LogLevel } from '../config/app-config.js';
  */
 export function createWatcherLogger(level: LogLevel, stream?: DestinationStream): Logger {
   const options = { level, base: { pid: process.pid } };
-  return stream ? pino(options, stream) : pino(options);
+  // Standard output written line by line, synchronously: the process ends with process.exit(),
+  // and pino's default asynchronous stream then wrote the line still being written after the
+  // lines it flushed at exit ("Watcher stopped" before "Stopping after the round under way"),
+  // in about one SIGTERM of four. The watcher writes a few lines a round.
+  return pino(options, stream ?? pino.destination({ dest: 1, sync: true }));
 }
 
 /** The scheme, host and port of a URL: what a log line may say of it. */

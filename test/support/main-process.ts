@@ -32,10 +32,14 @@ export function freePort(): Promise<number> {
 
 /**
  * Starts the production entry point (`node dist/main.js`, as `npm run start:prod` does) with the
- * given environment, on a free loopback port, and waits until it answers.
+ * given environment, on `port` (a free loopback port when omitted: give the port of a stopped
+ * instance to start it again where its clients expect it), and waits until it answers.
  */
-export async function startMain(env: Record<string, string>): Promise<MainProcess> {
-  const port = await freePort();
+export async function startMain(
+  env: Record<string, string>,
+  options: { port?: number } = {},
+): Promise<MainProcess> {
+  const port = options.port ?? (await freePort());
   const child = spawn(process.execPath, ['dist/main.js'], {
     env: {
       PATH: process.env.PATH,

@@ -1,4 +1,5 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer as createTlsServer, type Server as TlsServer } from 'node:https';
 import { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
@@ -28,17 +29,25 @@ export class WebhookReceiver {
   private readonly hanging = new Set<ServerResponse>();
 
   private constructor(
-    private readonly server: Server,
+    private readonly server: Server | TlsServer,
     readonly url: string,
   ) {}
 
-  static async start(port = 0): Promise<WebhookReceiver> {
+  /**
+   * Listens on `port` (a free one when 0), over https with `tls` (a key and certificate for
+   * 127.0.0.1: what a gateway in production delivers to), plain http without.
+   */
+  static async start(
+    port = 0,
+    tls?: { key: string | Buffer; cert: string | Buffer },
+  ): Promise<WebhookReceiver> {
     // The server needs its receiver, which needs the server's port: bind them after listening.
     const late: { receiver?: WebhookReceiver } = {};
-    const server = createServer((req, res) => late.receiver!.handle(req, res));
+    const handler = (req: IncomingMessage, res: ServerResponse) => late.receiver!.handle(req, res);
+    const server = tls ? createTlsServer(tls, handler) : createServer(handler);
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     const { port: bound } = server.address() as AddressInfo;
-    late.receiver = new WebhookReceiver(server, `http://127.0.0.1:${bound}`);
+    late.receiver = new WebhookReceiver(server, `${tls ? 'https' : 'http'}://127.0.0.1:${bound}`);
     return late.receiver;
   }
 

@@ -102,8 +102,9 @@ export function startWatcherProcess(args: string[], env: Record<string, string>)
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  // 'close', not 'exit': a process's last lines may still be in the pipe when it has exited.
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
+    child.on('close', (code, signal) => resolve({ code, signal })),
   );
   return {
     pid: child.pid!,
