@@ -231,6 +231,13 @@ describe('requests at the edges (e2e)', () => {
       expect(r.elapsedMs).toBeLessThan(4000);
     });
 
+    it('closes a connection that sent nothing within the limit without an answer', async () => {
+      const r = await rawRequest(t.url, '', { waitMs: 8000 });
+      expect(r.text).toBe('');
+      expect(r.closedByServer).toBe(true);
+      expect(r.elapsedMs).toBeLessThan(4000);
+    });
+
     it('answers a body trickled byte by byte with 408 REQUEST_TIMEOUT within the limit', async () => {
       const head =
         'PUT /admin/payment-sessions/vk_slow_1 HTTP/1.1\r\nHost: x\r\nx-request-id: edges-slow-body\r\n' +

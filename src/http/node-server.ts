@@ -119,6 +119,15 @@ export class NodeServer {
       socket.destroy();
       return;
     }
+    // A connection that has not sent a byte when its time runs out (a browser opens spare
+    // connections ahead of need and may keep one unused for 10 s) is closed without an answer:
+    // no one waits for one, and a 408 written there could meet the request the browser sends on
+    // it at that moment and become its answer. A closed idle connection is one the browser
+    // sends again on another.
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && socket.bytesRead === 0) {
+      socket.destroy();
+      return;
+    }
     const code = CLIENT_ERROR_CODES[error.code ?? ''] ?? 'MALFORMED_REQUEST';
     const message =
       code === 'MALFORMED_REQUEST' ? 'The request line or headers could not be read.' : undefined;

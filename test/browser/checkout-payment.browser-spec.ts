@@ -159,16 +159,7 @@ describe('paying a checkout on chain, in production, from a merchant page (brows
     });
     const problems: string[] = [];
     page.on('console', (message) => {
-      // A poll the server answered 408 (Node's request time limit on a kept-alive connection,
-      // seen when a page polls for more than 30 s) is retried by the page with the next poll;
-      // the page's own errors are what this collects.
-      const missedPoll =
-        /status of 408/.test(message.text()) && message.location().url.endsWith('/status');
-      if (
-        message.type() === 'error' &&
-        !missedPoll &&
-        !message.location().url.endsWith('/favicon.ico')
-      ) {
+      if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico')) {
         problems.push(`${message.text()} (${message.location().url})`);
       }
     });
