@@ -464,11 +464,21 @@ describe('checkout (e2e)', () => {
         }),
       ).toMatchObject({ status: 'SUCCESSFUL', traceId: 'order-9001' });
 
-      // Spent: the page says how it ended and takes no action.
+      // Spent: the page says how it ended and takes no action; loaded again, it tells the widget
+      // only that the payment is unavailable. The page that saw it end read the outcome in the
+      // action's answer, and its poll finds it in the status.
       const ended = await openPage(t.url, token);
       expect(ended.page.text).toContain('data-stage="ended"');
-      expect(ended.page.text).toContain('data-outcome="success"');
+      expect(ended.page.text).toContain('data-outcome="fail"');
+      expect(ended.page.text).toContain('data-status="NOT_COMPLETED"');
+      expect(ended.page.text).toContain('data-detailed-status="UNAVAILABLE"');
       expect(ended.nonce).toBe('');
+      const state = await http(`${t.url}/checkout/${token}/status`);
+      expect(state.body.payload[0]).toEqual({
+        status: 'SUCCESSFUL',
+        stage: 'ended',
+        outcome: 'success',
+      });
       expectEnvelope(await act(t.url, token, 'cancel', { nonce: next.nonce }), 409, 'CONFLICT');
     });
 
@@ -833,6 +843,13 @@ describe('checkout expiry (e2e)', () => {
     const page = await openPage(t.url, token);
     expect(page.page.text).toContain('This payment has expired.');
     expect(page.page.text).toContain('data-outcome="fail"');
+    const state = await http(`${t.url}/checkout/${token}/status`);
+    expect(state.body.payload[0]).toEqual({
+      status: 'NOT_COMPLETED',
+      stage: 'ended',
+      outcome: 'fail',
+      detailedStatus: 'EXPIRED',
+    });
     const history = await http(`${t.url}/admin/payment-sessions/vk_co_expired/history`, {
       headers: adminHeaders,
     });

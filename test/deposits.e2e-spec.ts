@@ -137,7 +137,11 @@ describe('deposits (e2e)', () => {
       'SUCCESSFUL',
     );
     const page = await openPage(t.url, token);
-    expect(page.page.text).toContain('data-outcome="success"');
+    expect(page.page.text).toContain('data-detailed-status="UNAVAILABLE"');
+    expect((await http(`${t.url}/checkout/${token}/status`)).body.payload[0]).toMatchObject({
+      stage: 'ended',
+      outcome: 'success',
+    });
     const callbacks = await http(`${t.url}/admin/payment-sessions/vk_dep_paid/callbacks`, {
       headers: adminHeaders,
     });

@@ -124,7 +124,8 @@ describe('checkout on two instances (e2e)', () => {
     expect(receiver.verifies(callback, shopSecret)).toBe(true);
     // The page on a says how it ended, and takes no action any more.
     const ended = await openPage(a.url, token);
-    expect(ended.page.text).toContain('data-outcome="success"');
+    expect(ended.page.text).toContain('data-stage="ended"');
+    expect(ended.page.text).toContain('data-detailed-status="UNAVAILABLE"');
     const late = await act(a.url, token, 'cancel', { nonce });
     expect(late.status).toBe(409);
   });

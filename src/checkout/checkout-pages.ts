@@ -23,7 +23,11 @@ export const CHECKOUT_ASSETS_PATH = `${CHECKOUT_PATH}/assets`;
 /** Where integrations load the widget from: below CONTEXT_PATH, and at the host's root. */
 export const WIDGET_PATH = 'widgets/sgpg.js';
 
-/** What the widget is told when the page cannot show a payment (an unknown token). */
+/**
+ * What the widget is told when the page cannot show a payment: an unknown token, or a spent one
+ * (its session ended; the page loaded again says how it ended, for the shopper). The page that
+ * saw the payment end tells the widget the outcome itself, before it shows the ended page.
+ */
 export const UNAVAILABLE = 'UNAVAILABLE';
 
 /** The QR code's media type. */
@@ -112,9 +116,10 @@ export class CheckoutPages {
       actions: `${this.base}/${CHECKOUT_PATH}/${encodeURIComponent(token)}`,
       assets: `${this.base}/${CHECKOUT_ASSETS_PATH}`,
       parentOrigin: allowedParent,
-      outcome: view.ended?.outcome ?? '',
-      status: view.ended?.status ?? 'PENDING',
-      detailedStatus: view.ended?.detailedStatus ?? '',
+      // A spent token: the widget of a page loaded once the payment ended learns only that.
+      outcome: view.ended ? 'fail' : '',
+      status: view.ended ? 'NOT_COMPLETED' : 'PENDING',
+      detailedStatus: view.ended ? UNAVAILABLE : '',
       endedMessage: view.ended ? endedMessage(view.ended, t) : '',
     });
     return pageAnswer(html, { frameAncestors: view.frameAncestors });

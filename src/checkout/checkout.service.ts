@@ -111,6 +111,8 @@ export interface CheckoutState {
   status: SessionRecord['status'];
   stage: CheckoutStage;
   outcome?: WidgetOutcome;
+  /** Once ended, with `outcome`: the detail the widget's callback is given. */
+  detailedStatus?: string;
   /**
    * The payment step while the payment is open, once a pair paid on chain is chosen (as
    * CheckoutView's): its progress, and the quote, which may be renewed.
@@ -566,6 +568,7 @@ export class CheckoutService {
         status: session.status,
         stage: 'ended',
         outcome: widgetOutcomeOf(session.status, session.detailedStatus),
+        ...(session.detailedStatus ? { detailedStatus: session.detailedStatus } : {}),
       } satisfies CheckoutState;
     });
   }
@@ -787,6 +790,7 @@ function stateOf(
     status: session.status,
     stage: stageOf(found, session, now, payment),
     ...(outcome ? { outcome } : {}),
+    ...(outcome && session.detailedStatus ? { detailedStatus: session.detailedStatus } : {}),
     ...(payment && session.status === 'PENDING' ? { payment } : {}),
   };
 }

@@ -132,6 +132,23 @@ describe('the payment widget from another origin (browser)', () => {
     });
   });
 
+  it('shows a spent token as unavailable: the page says how it ended; fail UNAVAILABLE then complete', async () => {
+    const { token, frame } = await open(sandbox, shop, 'vk_br_spent');
+    await frame.getByRole('button', { name: 'Continue' }).click();
+    await frame.getByLabel('Paid').check();
+    await frame.getByRole('button', { name: 'Confirm outcome' }).click();
+    await ended(sandbox, 'vk_br_spent', '/return');
+    expect(await events()).toEqual([
+      'success:{"status":"SUCCESSFUL"}',
+      'complete:{"status":"SUCCESSFUL"}',
+    ]);
+    // The shop's page opened again with the same token, once the payment ended.
+    await page.goto(`${shop.origin}/?token=${token}`);
+    await page.locator('#events li', { hasText: 'complete:' }).waitFor({ timeout: 10_000 });
+    expect(await events()).toEqual([UNAVAILABLE_FAIL, UNAVAILABLE_COMPLETE]);
+    await frame.getByRole('heading', { name: 'Payment received. Thank you.' }).waitFor();
+  });
+
   it('cancels: cancel then complete, NOT_COMPLETED (ABANDONED_BY_USER)', async () => {
     const { frame } = await open(sandbox, shop, 'vk_br_cancelled');
     await frame.getByRole('button', { name: 'Cancel payment' }).click();

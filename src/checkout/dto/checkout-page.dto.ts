@@ -95,6 +95,12 @@ export class CheckoutStateDto {
   })
   outcome?: string;
   @ApiPropertyOptional({
+    example: 'EXPIRED',
+    description:
+      "Once ended, with `outcome`: the session's detailed status, given to the callback.",
+  })
+  detailedStatus?: string;
+  @ApiPropertyOptional({
     type: PaymentInstructionsDto,
     description:
       'While the payment is open, once a pair paid on chain is chosen: what to send where, the quote, and the progress of the deposits.',

@@ -49,6 +49,23 @@
   // the widget's frame follows it.
   if (window.ResizeObserver) new window.ResizeObserver(resize).observe(document.body);
 
+  /**
+   * Tells the widget how the payment ended, when the service's answer says it did: the page
+   * loaded again afterwards is a spent token's, which tells the widget only that it is unavailable
+   * (and which the widget, already told, ignores).
+   */
+  function announce(now) {
+    if (!now || now.stage !== 'ended' || !now.outcome) return;
+    var message = { type: 'sgpg:outcome', outcome: now.outcome, status: now.status };
+    if (now.detailedStatus) message.detailedStatus = now.detailedStatus;
+    post(message);
+  }
+
+  /** The one state in the service's answer to an action or a poll, if it is one. */
+  function stateIn(answer) {
+    return answer && answer.payload && answer.payload[0];
+  }
+
   /** Shows the page again as the service now has it, its new stage in focus. */
   function refresh() {
     window.history.replaceState(
@@ -100,8 +117,16 @@
       })
         .then(function (answer) {
           if (!answer.ok) throw new Error('refused: ' + answer.status);
-          refresh();
+          return answer.json().then(
+            function (body) {
+              announce(stateIn(body));
+            },
+            function () {
+              // An answer that is not the state: the page loaded again shows where it stands.
+            },
+          );
         })
+        .then(refresh)
         .catch(function () {
           busy = false;
           live.textContent = data.actionFailed;
@@ -200,10 +225,11 @@
         return answer.ok ? answer.json() : undefined;
       })
       .then(function (answer) {
-        var now = answer && answer.payload && answer.payload[0];
+        var now = stateIn(answer);
         if (!now || busy) return;
         if (now.stage !== data.stage) {
           window.clearInterval(timer);
+          announce(now);
           refresh();
           return;
         }
