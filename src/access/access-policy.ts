@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../common/errors/api-error.js';
 import { headerValue } from '../common/http/headers.js';
@@ -37,7 +37,7 @@ export class AccessPolicy {
     private readonly keys: KeyResolver,
     private readonly operators: OperatorAuthenticator,
     private readonly limit: GeneralRateLimit,
-    @Optional() private readonly refusals?: RefusalRecorder,
+    private readonly refusals: RefusalRecorder,
   ) {}
 
   /**
@@ -117,7 +117,7 @@ export class AccessPolicy {
       if (!(limited instanceof ApiError)) throw limited;
       error = limited;
     }
-    await this.refusals?.refused({
+    await this.refusals.refused({
       operator: refusal.operator,
       reason: refusal.reason,
       action: declared.action,

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { LOGGER } from '../logging/logger.token.js';
@@ -33,7 +33,7 @@ export class RequestContext {
   constructor(
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly routes: RouteCatalog,
-    @Optional() private readonly observer?: RequestObserver,
+    private readonly observer: RequestObserver,
   ) {}
 
   readonly middleware = (req: unknown, res: unknown, next: () => void): void => {
@@ -54,7 +54,7 @@ export class RequestContext {
         route,
         latencyMs,
       });
-      this.observer?.requestCompleted(
+      this.observer.requestCompleted(
         request.method ?? 'GET',
         route,
         response.writableFinished ? response.statusCode : 'aborted',

@@ -1,8 +1,8 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../common/errors/api-error.js';
 import type { MaybePromise } from '../common/maybe-async.js';
-import { ChangeFeed, SINGLE_PROCESS_FEED } from '../database/change-feed.js';
+import { ChangeFeed } from '../database/change-feed.js';
 import { RevocableCache } from '../database/revocable-cache.js';
 import { AuditTrail } from '../audit/audit-trail.service.js';
 import { REDACTED } from '../audit/changes.js';
@@ -44,7 +44,7 @@ export class ApiKeyService extends KeyResolver {
     private readonly merchants: MerchantRepository,
     private readonly transactions: Transactions,
     private readonly audit: AuditTrail,
-    @Optional() private readonly changes: ChangeFeed = SINGLE_PROCESS_FEED,
+    private readonly changes: ChangeFeed,
   ) {
     super();
     this.resolvedKeys = new RevocableCache(

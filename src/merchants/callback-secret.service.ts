@@ -1,6 +1,6 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { boundedCache } from '../common/cache/bounded-cache.js';
-import { ChangeFeed, SINGLE_PROCESS_FEED } from '../database/change-feed.js';
+import { ChangeFeed } from '../database/change-feed.js';
 import { AuditTrail } from '../audit/audit-trail.service.js';
 import { REDACTED } from '../audit/changes.js';
 import { Transactions, type Tx } from '../database/transactions.js';
@@ -43,7 +43,7 @@ export class CallbackSecretService {
     private readonly transactions: Transactions,
     private readonly secretBox: CallbackSecretBox,
     private readonly audit: AuditTrail,
-    @Optional() private readonly changes: ChangeFeed = SINGLE_PROCESS_FEED,
+    private readonly changes: ChangeFeed,
   ) {
     changes.subscribe(CALLBACK_SECRET_REPLACED, {
       onChange: (merchantId) => this.copies.delete(merchantId),

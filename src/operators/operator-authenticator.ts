@@ -1,9 +1,9 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../common/errors/api-error.js';
 import { andThen, type MaybePromise } from '../common/maybe-async.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { ChangeFeed, SINGLE_PROCESS_FEED } from '../database/change-feed.js';
+import { ChangeFeed } from '../database/change-feed.js';
 import { RevocableCache } from '../database/revocable-cache.js';
 import { Transactions } from '../database/transactions.js';
 import type { OperatorIdentity } from '../access/operator-call.js';
@@ -62,7 +62,7 @@ export class OperatorTokens extends OperatorAuthenticator {
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly operators: OperatorRepository,
     private readonly transactions: Transactions,
-    @Optional() changes: ChangeFeed = SINGLE_PROCESS_FEED,
+    changes: ChangeFeed,
   ) {
     super();
     this.root = config.adminToken === undefined ? undefined : digest(config.adminToken);

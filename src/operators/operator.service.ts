@@ -1,10 +1,10 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { AuditTrail } from '../audit/audit-trail.service.js';
 import { REDACTED } from '../audit/changes.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { listingPage, type Listing } from '../common/http/envelope.js';
-import { ChangeFeed, SINGLE_PROCESS_FEED } from '../database/change-feed.js';
+import { ChangeFeed } from '../database/change-feed.js';
 import { isUniqueViolation } from '../database/dialect.js';
 import { Transactions, type Tx } from '../database/transactions.js';
 import type { OperatorCall } from '../access/operator-call.js';
@@ -29,7 +29,7 @@ export class OperatorService {
     private readonly transactions: Transactions,
     private readonly tokens: OperatorTokens,
     private readonly audit: AuditTrail,
-    @Optional() private readonly changes: ChangeFeed = SINGLE_PROCESS_FEED,
+    private readonly changes: ChangeFeed,
   ) {}
 
   async create(input: CreateOperatorDto, call?: OperatorCall): Promise<CreatedOperatorDto> {

@@ -1,8 +1,8 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { AuditTrail, type ChangeRecord } from '../audit/audit-trail.service.js';
 import { REDACTED, changesBetween } from '../audit/changes.js';
 import { boundedCache, ENTRY_OVERHEAD_BYTES } from '../common/cache/bounded-cache.js';
-import { ChangeFeed, SINGLE_PROCESS_FEED } from '../database/change-feed.js';
+import { ChangeFeed } from '../database/change-feed.js';
 import { DatabaseFiles } from '../database/database-files.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { OperatorCall } from '../access/operator-call.js';
@@ -16,7 +16,7 @@ import { BatchedUnits } from '../database/batched-units.js';
 import { isDatabaseUnavailable, isLostRace } from '../database/dialect.js';
 import { Transactions, allStatements, type Tx } from '../database/transactions.js';
 import { MerchantService } from '../merchants/merchant.service.js';
-import { CacheLookups, UNCOUNTED_CACHE_LOOKUPS } from '../metrics/cache-lookups.js';
+import { CacheLookups } from '../metrics/cache-lookups.js';
 import { PaymentReportDto } from './dto/payment-report.dto.js';
 import {
   SessionTimes,
@@ -159,11 +159,11 @@ export class PaymentSessionService {
     private readonly transactions: Transactions,
     private readonly outbox: CallbackOutbox,
     private readonly audit: AuditTrail,
-    @Optional() private readonly lookups: CacheLookups = UNCOUNTED_CACHE_LOOKUPS,
-    @Optional() private readonly changes: ChangeFeed = SINGLE_PROCESS_FEED,
-    @Optional() private readonly files?: DatabaseFiles,
-    @Optional() private readonly metrics?: MetricsService,
-    @Optional() private readonly holders?: PersonalDataHolders,
+    private readonly lookups: CacheLookups,
+    private readonly changes: ChangeFeed,
+    private readonly files: DatabaseFiles,
+    private readonly metrics: MetricsService,
+    private readonly holders: PersonalDataHolders,
   ) {
     this.reports = new BatchedUnits(transactions, (tx, reports) => this.applyReports(tx, reports), {
       maxItems: REPORTS_PER_BATCH,
@@ -328,8 +328,8 @@ export class PaymentSessionService {
     });
     this.forgetAnswer(validationKey);
     if (erased > 0) {
-      this.metrics?.personalDataErased(1, 'request');
-      await this.files?.dropOldPageVersions();
+      this.metrics.personalDataErased(1, 'request');
+      await this.files.dropOldPageVersions();
     }
   }
 
@@ -375,7 +375,7 @@ export class PaymentSessionService {
     await this.sessions.storeErasure(tx, session.validationKey, stored, now);
     // What else holds the session's personal data (the checkout's customer and address) is
     // erased whether or not the payment response held any.
-    const held = (await this.holders?.eraseIn(tx, session.validationKey)) ?? [];
+    const held = await this.holders.eraseIn(tx, session.validationKey);
     if (erased.length > 0) {
       await this.outbox.rewriteBodies(tx, session.validationKey, callbackBodyWithoutPersonalData);
       if (announce) await this.changes.announce(tx, PERSONAL_DATA_ERASED, session.validationKey);

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error.js';
 import { andThen, type MaybePromise } from '../common/maybe-async.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
@@ -31,7 +31,7 @@ export class GeneralRateLimit {
   constructor(
     private readonly store: RateLimitStore,
     @Inject(APP_CONFIG) config: AppConfig,
-    @Optional() private readonly refusals?: RateLimitRefusals,
+    private readonly refusals: RateLimitRefusals,
   ) {
     this.limit = config.rateLimit.generalLimit;
     this.windowMs = config.rateLimit.generalWindowSeconds * 1000;
@@ -58,7 +58,7 @@ export class GeneralRateLimit {
       'X-RateLimit-Reset': String(record.timeToExpire),
     };
     if (!record.isBlocked) return { headers };
-    this.refusals?.rateLimited('general');
+    this.refusals.rateLimited('general');
     return { headers, refusal: rateLimited(record.timeToBlockExpire) };
   }
 }
