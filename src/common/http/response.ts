@@ -36,12 +36,6 @@ export function closeAfter(response: ServerResponse): void {
   if (!response.headersSent) response.setHeader('connection', 'close');
 }
 
-/** A response body serialised once, kept as the bytes sent. */
-export interface SerializedBody {
-  body: string;
-  etag: string;
-}
-
 /** A strong ETag: the same bytes give the same tag; `salt` makes other changes show too. */
 export function strongEtag(body: string, salt = ''): string {
   const digest = createHash('sha256').update(salt).update(body).digest('base64url');
