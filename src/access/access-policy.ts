@@ -13,7 +13,7 @@ import type { DeclaredAccess } from './declared-access.js';
 import { requestIdOf } from '../logging/logging.js';
 import {
   KeyResolver,
-  OperatorAuthenticator,
+  OperatorTokens,
   RefusalRecorder,
   type OperatorRefusal,
 } from './access-ports.js';
@@ -35,7 +35,7 @@ export class AccessPolicy {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly state: ServiceState,
     private readonly keys: KeyResolver,
-    private readonly operators: OperatorAuthenticator,
+    private readonly operators: OperatorTokens,
     private readonly limit: GeneralRateLimit,
     private readonly refusals: RefusalRecorder,
   ) {}

@@ -8,7 +8,7 @@ import { RevocableCache } from '../database/revocable-cache.js';
 import { Transactions } from '../database/transactions.js';
 import type { OperatorIdentity } from '../access/operator-call.js';
 import { ROLES_INCLUDING, type OperatorRole } from '../access/operator-role.js';
-import { OperatorAuthenticator, type OperatorRefusal } from '../access/access-ports.js';
+import { OperatorTokens, type OperatorRefusal } from '../access/access-ports.js';
 import { ActiveOperator, OperatorRepository } from './operator.repository.js';
 import { hashOperatorToken, OPERATOR_TOKEN_PREFIX } from './operator-token.js';
 
@@ -52,7 +52,7 @@ function digest(value: string): Buffer {
  * missed nothing kept is trusted.
  */
 @Injectable()
-export class OperatorTokens extends OperatorAuthenticator {
+export class OperatorTokensService extends OperatorTokens {
   private readonly logger = new Logger('Operators');
   private readonly root: Buffer | undefined;
   private readonly known: RevocableCache<ActiveOperator>;

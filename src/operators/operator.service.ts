@@ -10,7 +10,7 @@ import { Transactions, type Tx } from '../database/transactions.js';
 import type { OperatorCall } from '../access/operator-call.js';
 import type { OperatorRole } from '../access/operator-role.js';
 import { CreateOperatorDto, CreatedOperatorDto, OperatorViewDto } from './dto/operator.dto.js';
-import { OPERATOR_TOKEN_CHANGED, OperatorTokens } from './operator-authenticator.js';
+import { OPERATOR_TOKEN_CHANGED, OperatorTokensService } from './operator-tokens.service.js';
 import { OperatorRecord, OperatorRepository } from './operator.repository.js';
 import { generateOperatorToken, hashOperatorToken } from './operator-token.js';
 
@@ -27,7 +27,7 @@ export class OperatorService {
   constructor(
     private readonly operators: OperatorRepository,
     private readonly transactions: Transactions,
-    private readonly tokens: OperatorTokens,
+    private readonly tokens: OperatorTokensService,
     private readonly audit: AuditTrail,
     private readonly changes: ChangeFeed,
   ) {}

@@ -10,7 +10,7 @@ import { CatalogService } from '../catalog/catalog.service.js';
 import { boundedMemoryStore } from '../common/cache/memory-store.js';
 import { loadConfig } from '../config/app-config.js';
 import { merchantServices } from '../../test/fakes/merchant-services.js';
-import { OperatorTokens } from '../operators/operator-authenticator.js';
+import { OperatorTokensService } from '../operators/operator-tokens.service.js';
 import { OperatorService } from '../operators/operator.service.js';
 import { hashOperatorToken } from '../operators/operator-token.js';
 import type { SeedFileDto } from './seed-file.dto.js';
@@ -59,7 +59,7 @@ function setup() {
   const operators = new OperatorService(
     operatorStore,
     transactions,
-    new OperatorTokens(config, operatorStore, transactions, SINGLE_PROCESS_FEED),
+    new OperatorTokensService(config, operatorStore, transactions, SINGLE_PROCESS_FEED),
     audit,
     SINGLE_PROCESS_FEED,
   );
