@@ -1,7 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { createCache } from 'cache-manager';
-import { CatalogService } from '../catalog/catalog.service.js';
-import { boundedMemoryStore } from '../common/cache/memory-store.js';
 import { loadConfig } from '../config/app-config.js';
 import type { PaymentReportDto } from '../payment-status/dto/payment-report.dto.js';
 import { PersonalDataHolders } from '../payment-status/personal-data-holders.js';
@@ -30,7 +27,7 @@ import { SANDBOX_DEPOSIT_KEYS } from '../deposits/sandbox-keys.js';
 import {
   testAuditTrail,
   testPaymentSessionService,
-  UNCOUNTED_CACHE_LOOKUPS,
+  testCatalogService,
   UNCOUNTED_REFUSALS,
 } from '../../test/fakes/no-op-ports.js';
 
@@ -110,15 +107,7 @@ async function setup(env: Record<string, string> = {}) {
     audit,
     holders,
   );
-  const cache = createCache({ stores: [boundedMemoryStore(1024 * 1024)] });
-  const catalog = new CatalogService(
-    pairs,
-    transactions,
-    cache,
-    config,
-    audit,
-    UNCOUNTED_CACHE_LOOKUPS,
-  );
+  const catalog = testCatalogService(pairs, transactions, config, audit);
   const refusals = new CheckoutRefusals(new FixedWindowStorage(), UNCOUNTED_REFUSALS);
   const deposits = depositServices(config, depositStores, transactions, audit, paymentSessions);
   const service = new CheckoutService(

@@ -1,4 +1,3 @@
-import { createCache } from 'cache-manager';
 import { InMemoryCryptoPairs } from '../../test/fakes/in-memory-crypto-pairs.js';
 import { InMemoryMerchants } from '../../test/fakes/in-memory-merchants.js';
 import { InMemoryOperators } from '../../test/fakes/in-memory-operators.js';
@@ -6,8 +5,6 @@ import { InMemoryPaymentSessions } from '../../test/fakes/in-memory-payment-sess
 import { InMemoryCallbackOutbox } from '../../test/fakes/in-memory-callback-outbox.js';
 import { InMemoryTransactions } from '../../test/fakes/in-memory-transactions.js';
 import { InMemoryAuditEvents } from '../../test/fakes/in-memory-audit.js';
-import { CatalogService } from '../catalog/catalog.service.js';
-import { boundedMemoryStore } from '../common/cache/memory-store.js';
 import { loadConfig } from '../config/app-config.js';
 import { merchantServices } from '../../test/fakes/merchant-services.js';
 import { OperatorTokensService } from '../operators/operator-tokens.service.js';
@@ -19,7 +16,7 @@ import {
   SINGLE_PROCESS_FEED,
   testAuditTrail,
   testPaymentSessionService,
-  UNCOUNTED_CACHE_LOOKUPS,
+  testCatalogService,
 } from '../../test/fakes/no-op-ports.js';
 
 function setup() {
@@ -37,16 +34,8 @@ function setup() {
     events,
     operatorStore,
   );
-  const cache = createCache({ stores: [boundedMemoryStore(1024 * 1024)] });
   const audit = testAuditTrail(events, transactions);
-  const catalog = new CatalogService(
-    pairs,
-    transactions,
-    cache,
-    loadConfig({}),
-    audit,
-    UNCOUNTED_CACHE_LOOKUPS,
-  );
+  const catalog = testCatalogService(pairs, transactions, loadConfig({}), audit);
   const { merchants } = merchantServices(merchantStore, transactions);
   const sessionService = testPaymentSessionService(
     sessions,

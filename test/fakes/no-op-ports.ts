@@ -1,4 +1,9 @@
+import { createCache } from 'cache-manager';
 import { DataSource } from 'typeorm';
+import { CatalogService } from '../../src/catalog/catalog.service.js';
+import type { CryptoPairRepository } from '../../src/catalog/crypto-pair.repository.js';
+import { boundedMemoryStore } from '../../src/common/cache/memory-store.js';
+import type { AppConfig } from '../../src/config/app-config.js';
 import { AuditHeads } from '../../src/audit/audit-heads.js';
 import { AuditTrail } from '../../src/audit/audit-trail.service.js';
 import type { AuditKeyring } from '../../src/audit/audit-keys.js';
@@ -84,4 +89,15 @@ export function testPaymentSessionService(
     testMetrics(),
     holders,
   );
+}
+
+/** The catalog service with its own page cache (1 MB), wired as its module wires it. */
+export function testCatalogService(
+  pairs: CryptoPairRepository,
+  transactions: Transactions,
+  config: AppConfig,
+  audit: AuditTrail,
+): CatalogService {
+  const cache = createCache({ stores: [boundedMemoryStore(1024 * 1024)] });
+  return new CatalogService(pairs, transactions, cache, config, audit, UNCOUNTED_CACHE_LOOKUPS);
 }
