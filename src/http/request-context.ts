@@ -24,7 +24,9 @@ export function routeOf(request: IncomingMessage): string | undefined {
 /**
  * What every request gets, whatever answers it (a route, the docs, a 404 outside CONTEXT_PATH):
  * its id in `x-request-id`, the security headers, and when it is over one log line and its
- * metrics. Applied as the application's first global middleware (`app.use`), on both platforms.
+ * metrics. The application's one middleware (`app.use`), on both platforms: it runs after the
+ * platform has rewritten the URL (src/http/platform.ts), and on Fastify once its router has chosen
+ * the route (Fastify runs middleware in its `onRequest` hook).
  */
 @Injectable()
 export class RequestContext {

@@ -16,11 +16,10 @@ export interface LimitVerdict {
  * process's memory, or Redis shared by all instances). A caller is its API key when valid, else
  * its address, so guessing keys is limited like any other traffic.
  *
- * Applied by the access guard's policy rather than by @nestjs/throttler's ThrottlerGuard: a guard
- * never runs for a request no route serves, which must be counted by the same counters (the
- * unserved-request middleware admits it through the same policy), and the caller is known only
- * once its key is checked. The counters keep the library's storage interface, so its Redis
- * storage serves several instances.
+ * Applied by the access policy, in the one global guard, rather than by @nestjs/throttler's
+ * ThrottlerGuard: the caller is known only once its key is checked, and a caller without a valid
+ * key is counted by its address before it is refused. The counters keep the library's storage
+ * interface (no ThrottlerModule is used), so its Redis storage serves several instances.
  */
 @Injectable()
 export class GeneralRateLimit {
