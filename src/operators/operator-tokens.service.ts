@@ -19,7 +19,7 @@ export const OPERATOR_TOKEN_CHANGED = 'operator-token-changed';
 export const ROOT: OperatorIdentity = { kind: 'root', id: 'root', name: 'root', role: 'admin' };
 
 /**
- * The challenges of RFC 6750 (section 3): a request without a bearer token gets the bare
+ * The challenges of RFC 6750: a request without a bearer token gets the bare
  * challenge, one whose token does not work `invalid_token`, one whose role is too small
  * `insufficient_scope`.
  */
