@@ -4,7 +4,7 @@ import { ApiError } from '../common/errors/api-error.js';
 import { andThen, type MaybePromise } from '../common/maybe-async.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ChangeFeed } from '../database/change-feed.js';
-import { RevocableCache } from '../database/revocable-cache.js';
+import { ChangeFeedCache } from '../database/change-feed-cache.js';
 import { Transactions } from '../database/transactions.js';
 import type { OperatorIdentity } from '../access/operator-call.js';
 import { ROLES_INCLUDING, type OperatorRole } from '../access/operator-role.js';
@@ -55,7 +55,7 @@ function digest(value: string): Buffer {
 export class OperatorTokensService extends OperatorTokens {
   private readonly logger = new Logger('Operators');
   private readonly root: Buffer | undefined;
-  private readonly known: RevocableCache<ActiveOperator>;
+  private readonly known: ChangeFeedCache<ActiveOperator>;
   private readonly lastWritten = new Map<string, number>();
 
   constructor(
@@ -66,7 +66,7 @@ export class OperatorTokensService extends OperatorTokens {
   ) {
     super();
     this.root = config.adminToken === undefined ? undefined : digest(config.adminToken);
-    this.known = new RevocableCache(
+    this.known = new ChangeFeedCache(
       changes,
       OPERATOR_TOKEN_CHANGED,
       { maxBytes: 1024 * 1024, ttlMs: TOKEN_CACHE_TTL_MS },
