@@ -58,7 +58,7 @@ export async function createApp(
 
 /**
  * What the module cannot declare: CONTEXT_PATH (the routes for paths no other route serves stay
- * at the host root, to answer those outside it), the request context as the first global
+ * at the host root, to answer those outside it), the request context as the application's
  * middleware (every request, routed or not, gets its id and its log line), the OpenAPI document
  * and docs page, and the route catalog read from the controllers.
  */

@@ -191,13 +191,13 @@ describe('catalog (e2e)', () => {
     expect(again.text).toBe('');
     expect(again.headers.get('etag')).toBe(etag);
     expect(again.headers.get('cache-control')).toBe('private, max-age=60');
-    // No body, so nothing describes one (RFC 9110 section 15.4.5), on either platform.
+    // No body, so nothing describes one (RFC 9110: a 304 has no content), on either platform.
     expect([again.headers.get('content-type'), again.headers.get('content-length')]).toEqual([
       null,
       null,
     ]);
 
-    // A HEAD's 304 may give the 200's length (Fastify does), never another (RFC 9110, 8.6).
+    // A HEAD's 304 may give the 200's length (Fastify does), never another (RFC 9110: Content-Length is the length the 200 would have).
     const head = await http(t.url + CATALOG + '?countryCode=DE', {
       method: 'HEAD',
       headers: { 'if-none-match': etag! },

@@ -65,7 +65,11 @@ const lookup = (instance: MainProcess, key: string) =>
 const deliveriesOf = (key: string) =>
   receiver.deliveries.filter((d) => JSON.parse(d.body).validationKey === key);
 
-/** The checkout on two instances sharing one PostgreSQL: contract sections 10 and 14. */
+/**
+ * The checkout on two instances sharing one PostgreSQL: a write acknowledged by one is seen by
+ * every read that starts after it, and a repeated init-iframe request answers the same session
+ * whichever instance it reaches.
+ */
 describe('checkout on two instances (e2e)', () => {
   beforeAll(async () => {
     [postgres, receiver] = await Promise.all([startPostgres(), WebhookReceiver.start()]);

@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import pg from 'pg';
-import { TOKEN_CACHE_TTL_MS } from '../src/operators/operator-authenticator.js';
+import { TOKEN_CACHE_TTL_MS } from '../src/operators/operator-tokens.service.js';
 import { MainProcess, startMain } from './support/main-process.js';
 import { PostgresServer, startPostgres } from './support/servers.js';
 import {

@@ -462,7 +462,7 @@ describe('several instances on one PostgreSQL and one Redis (e2e)', () => {
     // Started after the stop and answered before the restart: PostgreSQL was gone throughout.
     const during = seen.filter((r) => r.at >= stoppedAt && r.at + r.ms <= restartedAt);
     expect(during.length).toBeGreaterThanOrEqual(40);
-    // Each refusal comes within the contract's 2 s (section 10): the instances see the database is
+    // Each refusal comes within 2 s (a database gone is a 503 within 2 s, never a hang): the instances see the database is
     // gone, they do not wait it out. Most come at once.
     const slow = 2000;
     for (const r of during) {

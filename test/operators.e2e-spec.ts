@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import { TOKEN_CACHE_TTL_MS } from '../src/operators/operator-authenticator.js';
+import { TOKEN_CACHE_TTL_MS } from '../src/operators/operator-tokens.service.js';
 import { OPERATOR_ROLES } from '../src/access/operator-role.js';
 import {
   ADMIN_TOKEN,

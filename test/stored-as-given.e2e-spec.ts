@@ -219,7 +219,7 @@ describe('input stored as given, or refused (e2e)', () => {
       expect(http10.status).toBe(200);
     });
 
-    // RFC 9112 section 3.2: more than one Host line, or a Host value that is not a host and
+    // RFC 9112: more than one Host line, or a Host value that is not a host and
     // port, is a 400 on any version, on every route: public, merchant, operator or none.
     it.each([
       ['two Host lines', 'HTTP/1.1', 'Host: a.example\r\nHost: b.example'],

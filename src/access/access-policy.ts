@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError } from '../common/errors/api-error.js';
 import { headerValue } from '../common/http/headers.js';
@@ -13,7 +13,7 @@ import type { DeclaredAccess } from './declared-access.js';
 import { requestIdOf } from '../logging/logging.js';
 import {
   KeyResolver,
-  OperatorAuthenticator,
+  OperatorTokens,
   RefusalRecorder,
   type OperatorRefusal,
 } from './access-ports.js';
@@ -35,9 +35,9 @@ export class AccessPolicy {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly state: ServiceState,
     private readonly keys: KeyResolver,
-    private readonly operators: OperatorAuthenticator,
+    private readonly operators: OperatorTokens,
     private readonly limit: GeneralRateLimit,
-    @Optional() private readonly refusals?: RefusalRecorder,
+    private readonly refusals: RefusalRecorder,
   ) {}
 
   /**
@@ -51,7 +51,7 @@ export class AccessPolicy {
     address: string,
     target: string | null = null,
   ): MaybePromise<void> {
-    // RFC 9112 section 3.2: a request of HTTP/1.1 without Host, and any request with more than
+    // RFC 9112: a request of HTTP/1.1 without Host, and any request with more than
     // one Host line or a Host that is not a host and port, is a 400; the connection closes, as
     // after any request whose head could not be read.
     const host = hostRefusal(request);
@@ -117,7 +117,7 @@ export class AccessPolicy {
       if (!(limited instanceof ApiError)) throw limited;
       error = limited;
     }
-    await this.refusals?.refused({
+    await this.refusals.refused({
       operator: refusal.operator,
       reason: refusal.reason,
       action: declared.action,
@@ -155,12 +155,12 @@ function authorizationHeaders(request: IncomingMessage): number {
 }
 
 /**
- * A Host value as RFC 9110 section 7.2 allows it: `uri-host [ ":" port ]`, the host an IP
+ * A Host value as RFC 9110 allows it: `uri-host [ ":" port ]`, the host an IP
  * literal in brackets or a registered name (RFC 3986 `reg-name`, empty included), the port digits.
  */
 const HOST_VALUE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]*)(?::[0-9]*)?$/;
 
-/** Why the request's Host header makes it a 400 (RFC 9112 section 3.2), or undefined. */
+/** Why the request's Host header makes it a 400 (RFC 9112), or undefined. */
 function hostRefusal(request: IncomingMessage): string | undefined {
   const host = request.headers.host;
   if (host === undefined) {
@@ -170,7 +170,7 @@ function hostRefusal(request: IncomingMessage): string | undefined {
   return HOST_VALUE.test(host) ? undefined : 'The Host header must be a host and port.';
 }
 
-/** Two credentials in one request: RFC 6750 section 3.1, `invalid_request`. */
+/** Two credentials in one request: RFC 6750's `invalid_request`. */
 function repeatedAuthorization(): ApiError {
   return new ApiError('INVALID_PARAMETER', {
     message: 'must be given once: the request carries more than one Authorization header.',

@@ -20,7 +20,7 @@ export abstract class KeyResolver {
 }
 
 /** Decides whether an `Authorization` header opens an operator route that needs `role`. */
-export abstract class OperatorAuthenticator {
+export abstract class OperatorTokens {
   /**
    * The operator, when the header carries a working token with the role (or a stronger one);
    * else the refusal (RFC 6750: 401 without a token or with an unknown or revoked one, 403 with

@@ -7,11 +7,13 @@ import { ApiError } from '../common/errors/api-error.js';
 import type { Listing } from '../common/http/envelope.js';
 import { CurrentOperatorCall, type OperatorCall } from '../access/operator-call.js';
 import { Endpoint } from '../http/endpoint.decorator.js';
-import { DEMO_SESSION_EXAMPLES } from '../payment-status/dto/payment-status-view.dto.js';
 import { PaymentSessionService } from '../payment-status/payment-session.service.js';
 import { PAYMENT_SESSIONS_ADMIN_PATH } from '../payment-status/payment-status.routes.js';
-import { VALIDATION_KEY_DESCRIPTION } from '../payment-status/payment-status.types.js';
-import { CallbackIdParams, ValidationKeyParams } from './dto/admin-params.dto.js';
+import {
+  CallbackIdParams,
+  STORED_SESSION_KEY_PARAM,
+  ValidationKeyParams,
+} from './dto/admin-params.dto.js';
 
 @ApiTags('Operator: callbacks')
 @Controller()
@@ -31,13 +33,7 @@ export class AdminCallbacksController {
     access: 'operator',
     role: 'viewer',
     envelope: { kind: 'list' },
-    params: [
-      {
-        name: 'validationKey',
-        description: `${VALIDATION_KEY_DESCRIPTION} The examples are the sandbox's demo sessions.`,
-        examples: DEMO_SESSION_EXAMPLES,
-      },
-    ],
+    params: [STORED_SESSION_KEY_PARAM],
     responses: [{ status: 200, type: SessionCallbacksDto }],
     errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
     errorNotes: { NOT_FOUND: 'No payment session has this key.' },

@@ -12,7 +12,6 @@ import {
   PaymentReportDto,
 } from '../payment-status/dto/payment-report.dto.js';
 import {
-  DEMO_SESSION_EXAMPLES,
   PaymentStatusElement,
   STATUS_ELEMENT_MODELS,
 } from '../payment-status/dto/payment-status-view.dto.js';
@@ -20,7 +19,7 @@ import { VALIDATION_KEY_DESCRIPTION } from '../payment-status/payment-status.typ
 import { PaymentSessionService } from '../payment-status/payment-session.service.js';
 import { buildStatusElement } from '../payment-status/payment-status.shapes.js';
 import { PAYMENT_SESSIONS_ADMIN_PATH } from '../payment-status/payment-status.routes.js';
-import { ValidationKeyParams } from './dto/admin-params.dto.js';
+import { STORED_SESSION_KEY_PARAM, ValidationKeyParams } from './dto/admin-params.dto.js';
 import {
   SessionDetailDto,
   SessionListDto,
@@ -76,13 +75,7 @@ export class AdminPaymentSessionsController {
       'and address) only for the roles `payments` and `admin`.',
     access: 'operator',
     role: 'viewer',
-    params: [
-      {
-        name: 'validationKey',
-        description: `${VALIDATION_KEY_DESCRIPTION} The examples are the sandbox's demo sessions.`,
-        examples: DEMO_SESSION_EXAMPLES,
-      },
-    ],
+    params: [STORED_SESSION_KEY_PARAM],
     responses: [{ status: 200, type: SessionDetailDto }],
     errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
     errorNotes: { NOT_FOUND: 'No payment session has this key.' },
@@ -160,13 +153,7 @@ export class AdminPaymentSessionsController {
     access: 'operator',
     role: 'viewer',
     envelope: { kind: 'list' },
-    params: [
-      {
-        name: 'validationKey',
-        description: `${VALIDATION_KEY_DESCRIPTION} The examples are the sandbox's demo sessions.`,
-        examples: DEMO_SESSION_EXAMPLES,
-      },
-    ],
+    params: [STORED_SESSION_KEY_PARAM],
     responses: [{ status: 200, type: TransitionHistoryDto }],
     errors: ['INVALID_PARAMETER', 'NOT_FOUND'],
     errorNotes: { NOT_FOUND: 'No payment session has this key.' },

@@ -1,4 +1,4 @@
-import { BeforeApplicationShutdown, Injectable, Logger, Optional } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { Transactions } from '../database/transactions.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { GENESIS_HASH } from './audit-chain.js';
@@ -55,7 +55,7 @@ export class AuditHeads implements BeforeApplicationShutdown {
   constructor(
     private readonly events: AuditRepository,
     private readonly transactions: Transactions,
-    @Optional() private readonly metrics?: MetricsService,
+    private readonly metrics: MetricsService,
   ) {}
 
   /** The head as stored now. */
@@ -135,7 +135,7 @@ export class AuditHeads implements BeforeApplicationShutdown {
     }
     if (head.events !== this.published?.events || head.headHash !== this.published.headHash) {
       this.published = head;
-      this.metrics?.setAuditHead(head.events, head.headHash);
+      this.metrics.setAuditHead(head.events, head.headHash);
       this.logger.log(
         { auditHead: head },
         `Audit chain head: ${head.events} events, last link ${head.headHash}`,

@@ -1,4 +1,4 @@
-import { BeforeApplicationShutdown, Injectable, Logger, Optional } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger } from '@nestjs/common';
 import { Transactions, type Tx } from '../database/transactions.js';
 import type { OperatorCall } from '../access/operator-call.js';
 import { RefusalRecorder, type RefusedOperatorRequest } from '../access/access-ports.js';
@@ -130,7 +130,7 @@ export class AuditTrail extends RefusalRecorder implements BeforeApplicationShut
     private readonly events: AuditRepository,
     private readonly transactions: Transactions,
     private readonly keys: AuditKeyring,
-    @Optional() private readonly heads?: AuditHeads,
+    private readonly heads: AuditHeads,
   ) {
     super();
   }
@@ -341,6 +341,6 @@ export class AuditTrail extends RefusalRecorder implements BeforeApplicationShut
         return { ...content, hash: prevHash };
       });
     });
-    this.heads?.appended(appended[appended.length - 1].seq);
+    this.heads.appended(appended[appended.length - 1].seq);
   }
 }

@@ -16,6 +16,7 @@ import { WriteHealth } from '../database/write-health.js';
 import { AuditTrail } from './audit-trail.service.js';
 import { AuditKeyring, useAuditKeyring } from './audit-keys.js';
 import { TypeOrmAuditRepository } from './typeorm-audit.repository.js';
+import { testAuditTrail } from '../../test/fakes/no-op-ports.js';
 
 /**
  * What each statement of the held connection was, as far as the chain is concerned; undefined
@@ -58,7 +59,7 @@ describe('the audit chain appended by the units of SQLite group transactions', (
       sqlite,
     );
     const reads = new PreparedReads(dataSource, { databasePoolSize: 1 } as AppConfig);
-    trail = new AuditTrail(new TypeOrmAuditRepository(dataSource, reads), transactions, keyring);
+    trail = testAuditTrail(new TypeOrmAuditRepository(dataSource, reads), transactions, keyring);
     statements = [];
     const run = sqlite.run.bind(sqlite);
     sqlite.run = (sql, parameters) => {

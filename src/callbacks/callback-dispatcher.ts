@@ -1,4 +1,4 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { redactValidationKey } from '../common/masking.js';
@@ -73,7 +73,7 @@ export class CallbackDispatcher implements BeforeApplicationShutdown {
     private readonly secrets: CallbackSecretService,
     private readonly transactions: Transactions,
     private readonly state: ServiceState,
-    @Optional() private readonly metrics?: MetricsService,
+    private readonly metrics: MetricsService,
   ) {}
 
   /** Starts delivering; the schema must be in place (after migrations). */
@@ -182,7 +182,7 @@ export class CallbackDispatcher implements BeforeApplicationShutdown {
       },
       next,
     });
-    this.metrics?.recordCallbackAttempt(result.durationMs / 1000, result.outcome);
+    this.metrics.recordCallbackAttempt(result.durationMs / 1000, result.outcome);
     const line = {
       webhookId: callback.webhookId,
       validationKey: redactValidationKey(callback.validationKey),
@@ -237,7 +237,7 @@ export class CallbackDispatcher implements BeforeApplicationShutdown {
   }
 
   private async countStates(): Promise<void> {
-    if (!this.metrics || Date.now() - this.lastStateCount < STATE_COUNT_INTERVAL_MS) return;
+    if (Date.now() - this.lastStateCount < STATE_COUNT_INTERVAL_MS) return;
     this.lastStateCount = Date.now();
     const counts = await this.transactions.run((tx) => this.callbacks.countByState(tx));
     this.metrics.setCallbackStates(counts);

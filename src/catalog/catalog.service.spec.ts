@@ -1,14 +1,12 @@
-import { createCache } from 'cache-manager';
-import { AuditTrail } from '../audit/audit-trail.service.js';
-import { InMemoryAuditEvents, testAuditKeyring } from '../../test/fakes/in-memory-audit.js';
+import { InMemoryAuditEvents } from '../../test/fakes/in-memory-audit.js';
 import { InMemoryCryptoPairs } from '../../test/fakes/in-memory-crypto-pairs.js';
 import { InMemoryTransactions } from '../../test/fakes/in-memory-transactions.js';
-import { boundedMemoryStore } from '../common/cache/memory-store.js';
 import { apiErrorOf } from '../../test/support/api-error-of.js';
 import { loadConfig } from '../config/app-config.js';
 import { CatalogService } from './catalog.service.js';
 import type { OperatorCall } from '../access/operator-call.js';
 import type { CatalogQuery } from './dto/catalog-query.dto.js';
+import { testAuditTrail, testCatalogService } from '../../test/fakes/no-op-ports.js';
 
 const ALL: CatalogQuery = { page: 0, size: 10 };
 const IE: CatalogQuery = { countryCode: 'IE', page: 0, size: 10 };
@@ -17,10 +15,9 @@ function setup(ttlSeconds = '60') {
   const pairs = new InMemoryCryptoPairs();
   const events = new InMemoryAuditEvents();
   const transactions = new InMemoryTransactions(pairs, events);
-  const cache = createCache({ stores: [boundedMemoryStore(1024 * 1024)] });
   const config = loadConfig({ CATALOG_CACHE_TTL_SECONDS: ttlSeconds });
-  const audit = new AuditTrail(events, transactions, testAuditKeyring());
-  const service = new CatalogService(pairs, transactions, cache, config, audit);
+  const audit = testAuditTrail(events, transactions);
+  const service = testCatalogService(pairs, transactions, config, audit);
   return { service, pairs, transactions, events };
 }
 

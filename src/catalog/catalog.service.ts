@@ -2,14 +2,14 @@ import { CACHE_MANAGER } from '@nestjs/cache-manager';
 import { AuditTrail } from '../audit/audit-trail.service.js';
 import { changesBetween } from '../audit/changes.js';
 import type { OperatorCall } from '../access/operator-call.js';
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Cache } from 'cache-manager';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { withSourceVersion, type Listing } from '../common/http/envelope.js';
 import { CoalescedRead } from '../database/coalesced-read.js';
 import { Transactions, type Tx } from '../database/transactions.js';
-import { CacheLookups, UNCOUNTED_CACHE_LOOKUPS } from '../metrics/cache-lookups.js';
+import { CacheLookups } from '../metrics/cache-lookups.js';
 import {
   CryptoPairRecord,
   CryptoPairRepository,
@@ -35,7 +35,7 @@ export class CatalogService {
     @Inject(CACHE_MANAGER) private readonly cache: Cache,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly audit: AuditTrail,
-    @Optional() private readonly lookups: CacheLookups = UNCOUNTED_CACHE_LOOKUPS,
+    private readonly lookups: CacheLookups,
   ) {
     // Concurrent requests share one revision read, never one that began before they arrived.
     this.revisionRead = new CoalescedRead(() => pairs.revision());

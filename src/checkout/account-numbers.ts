@@ -9,9 +9,9 @@ const DIGEST_INFO = 'checkout destinationAccountNumber digest v1';
 
 /**
  * The destination account of an init-iframe request as stored: masked like `accountNumber`
- * (contract section 3: never kept in clear), and a keyed digest of the number as sent, so that a
- * repeated request can still be told from one with another number (section 14) without the
- * number. The digest is an HMAC-SHA-256 under a key derived (HKDF) from the callback secret key:
+ * (an account number is never kept in clear), and a keyed digest of the number as sent, so that
+ * a repeated request (the same init-iframe request again answers the same session) can still be
+ * told from one with another number (a 409) without the number. The digest is an HMAC-SHA-256 under a key derived (HKDF) from the callback secret key:
  * an account number has few unknown digits once masked, and a plain hash of it could be reversed
  * by trying them all.
  */

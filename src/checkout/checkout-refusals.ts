@@ -1,4 +1,4 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error.js';
 import { RateLimitRefusals } from '../rate-limits/rate-limit-refusals.js';
 import { rateLimited } from '../rate-limits/general-rate-limit.js';
@@ -18,14 +18,14 @@ export const CHECKOUT_REFUSALS_WINDOW_SECONDS = 60;
 export class CheckoutRefusals {
   constructor(
     private readonly store: RateLimitStore,
-    @Optional() private readonly refusals?: RateLimitRefusals,
+    private readonly refusals: RateLimitRefusals,
   ) {}
 
   /** The 429 while the address is blocked; undefined when it is not. */
   async refusal(address: string): Promise<ApiError | undefined> {
     const seconds = await this.store.blockedFor(keyOf(address), 'checkout-refusals');
     if (seconds <= 0) return undefined;
-    this.refusals?.rateLimited('checkout_refusals');
+    this.refusals.rateLimited('checkout_refusals');
     return rateLimited(seconds);
   }
 
@@ -40,7 +40,7 @@ export class CheckoutRefusals {
       'checkout-refusals',
     );
     if (!record.isBlocked) return error;
-    this.refusals?.rateLimited('checkout_refusals');
+    this.refusals.rateLimited('checkout_refusals');
     return rateLimited(record.timeToBlockExpire);
   }
 }

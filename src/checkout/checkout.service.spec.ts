@@ -1,14 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { createCache } from 'cache-manager';
-import { AuditTrail } from '../audit/audit-trail.service.js';
-import { CatalogService } from '../catalog/catalog.service.js';
-import { boundedMemoryStore } from '../common/cache/memory-store.js';
 import { loadConfig } from '../config/app-config.js';
 import type { PaymentReportDto } from '../payment-status/dto/payment-report.dto.js';
-import { PaymentSessionService } from '../payment-status/payment-session.service.js';
 import { PersonalDataHolders } from '../payment-status/personal-data-holders.js';
 import { FixedWindowStorage } from '../rate-limits/fixed-window-storage.js';
-import { InMemoryAuditEvents, testAuditKeyring } from '../../test/fakes/in-memory-audit.js';
+import { InMemoryAuditEvents } from '../../test/fakes/in-memory-audit.js';
 import { InMemoryCallbackOutbox } from '../../test/fakes/in-memory-callback-outbox.js';
 import { InMemoryCheckouts } from '../../test/fakes/in-memory-checkouts.js';
 import { InMemoryCryptoPairs } from '../../test/fakes/in-memory-crypto-pairs.js';
@@ -29,6 +24,12 @@ import { secretHash } from './checkout-secrets.js';
 import { CHECKOUT_BATCH, CheckoutService } from './checkout.service.js';
 import type { InitIframeDto } from './dto/init-iframe.dto.js';
 import { SANDBOX_DEPOSIT_KEYS } from '../deposits/sandbox-keys.js';
+import {
+  testAuditTrail,
+  testPaymentSessionService,
+  testCatalogService,
+  UNCOUNTED_REFUSALS,
+} from '../../test/fakes/no-op-ports.js';
 
 const SHOP = 'shop';
 const OTHER = 'other';
@@ -95,24 +96,19 @@ async function setup(env: Record<string, string> = {}) {
     depositStores.rates,
     depositStores.deposits,
   );
-  const audit = new AuditTrail(events, transactions, testAuditKeyring());
+  const audit = testAuditTrail(events, transactions);
   const { merchants } = merchantServices(merchantStore, transactions, undefined, undefined, audit);
   const holders = new PersonalDataHolders();
-  const paymentSessions = new PaymentSessionService(
+  const paymentSessions = testPaymentSessionService(
     sessions,
     merchants,
     transactions,
     outbox,
     audit,
-    undefined,
-    undefined,
-    undefined,
-    undefined,
     holders,
   );
-  const cache = createCache({ stores: [boundedMemoryStore(1024 * 1024)] });
-  const catalog = new CatalogService(pairs, transactions, cache, config, audit);
-  const refusals = new CheckoutRefusals(new FixedWindowStorage());
+  const catalog = testCatalogService(pairs, transactions, config, audit);
+  const refusals = new CheckoutRefusals(new FixedWindowStorage(), UNCOUNTED_REFUSALS);
   const deposits = depositServices(config, depositStores, transactions, audit, paymentSessions);
   const service = new CheckoutService(
     config,

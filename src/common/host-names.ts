@@ -5,7 +5,7 @@ const HOSTNAME_LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 /**
  * A host name per RFC 1123: dot-separated labels of letters, digits and inner hyphens, each at
  * most 63 characters, 253 in all. A name ending in an all-digit label is a malformed address
- * (`999.1.1.1`), never a name (RFC 1123, 2.1).
+ * (`999.1.1.1`), never a name (RFC 1123: a top-level label is never all digits).
  */
 export function isHostName(value: string): boolean {
   if (value.length === 0 || value.length > 253) return false;

@@ -24,13 +24,6 @@ export abstract class ChangeFeed {
   abstract announce(tx: Tx, kind: string, payload: string): Promise<void>;
 }
 
-/** One process sees its own changes: there is nothing to announce and nothing to miss. */
-export const SINGLE_PROCESS_FEED: ChangeFeed = {
-  reliable: true,
-  subscribe: () => undefined,
-  announce: async () => undefined,
-};
-
 /** One PostgreSQL channel carries every announcement; the payload names the kind of change. */
 const CHANNEL = 'gateway_changes';
 

@@ -47,8 +47,8 @@ export const READ_TIMEOUT_MS = 5000;
 
 /**
  * On PostgreSQL, how long a read waits for the server, and for a new connection to it. A server
- * that stops answering (a network cut, a frozen host) must be a 503 within 2 s (contract section
- * 10): a request whose read queued behind another's (CoalescedRead, BatchedReads) waits for that
+ * that stops answering (a network cut, a frozen host) must be a 503 within 2 s, never a
+ * hang: a request whose read queued behind another's (CoalescedRead, BatchedReads) waits for that
  * one to fail first and then for its own, so each wait is under half of that. A read of this
  * service is an indexed lookup of a few milliseconds; one that takes this long is refused.
  */

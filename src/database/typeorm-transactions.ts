@@ -1,9 +1,4 @@
-import {
-  BeforeApplicationShutdown,
-  Injectable,
-  OnApplicationBootstrap,
-  Optional,
-} from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
   DataSource,
@@ -79,7 +74,7 @@ export class TypeOrmTransactions
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly file: DatabaseFileMonitor,
     private readonly health: WriteHealth,
-    @Optional() private readonly sqlite?: SqliteConnection,
+    private readonly sqlite: SqliteConnection,
   ) {
     super();
     if (kindOf(dataSource) === 'sqlite') {
@@ -121,7 +116,7 @@ export class TypeOrmTransactions
 
   /** Before TypeORM closes the connection, which it cannot while a statement is prepared. */
   async beforeApplicationShutdown(): Promise<void> {
-    await this.sqlite?.finalize();
+    await this.sqlite.finalize();
   }
 
   run<T>(work: (tx: Tx) => Promise<T>, options: RunOptions = {}): Promise<T> {

@@ -1,8 +1,6 @@
-import { AuditTrail } from '../audit/audit-trail.service.js';
 import { loadConfig } from '../config/app-config.js';
 import type { PaymentReportDto } from '../payment-status/dto/payment-report.dto.js';
-import { PaymentSessionService } from '../payment-status/payment-session.service.js';
-import { InMemoryAuditEvents, testAuditKeyring } from '../../test/fakes/in-memory-audit.js';
+import { InMemoryAuditEvents } from '../../test/fakes/in-memory-audit.js';
 import { InMemoryCallbackOutbox } from '../../test/fakes/in-memory-callback-outbox.js';
 import { depositServices } from '../../test/fakes/deposit-services.js';
 import {
@@ -18,6 +16,7 @@ import { apiErrorOf } from '../../test/support/api-error-of.js';
 import { CONFIRMATION_HOLD_MS } from './deposit-rules.js';
 import type { DepositReport } from './deposits.service.js';
 import { SANDBOX_DEPOSIT_KEYS } from './sandbox-keys.js';
+import { testAuditTrail, testPaymentSessionService } from '../../test/fakes/no-op-ports.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00Z');
 const USDT = '0xdAC17F958D2ee523a2206206994597C13D831ec7';
@@ -59,9 +58,9 @@ async function setup() {
     stores.rates,
     stores.deposits,
   );
-  const audit = new AuditTrail(events, transactions, testAuditKeyring());
+  const audit = testAuditTrail(events, transactions);
   const { merchants } = merchantServices(merchantStore, transactions, undefined, undefined, audit);
-  const paymentSessions = new PaymentSessionService(
+  const paymentSessions = testPaymentSessionService(
     sessions,
     merchants,
     transactions,

@@ -8,7 +8,7 @@ import { WriteProbe } from '../database/write-probe.js';
 
 /**
  * How long readiness waits for the database's answer: a database that stops answering makes it a
- * 503 within 2 s (contract section 10), with time to spare for the answer itself.
+ * 503 within 2 s (no hang), with time to spare for the answer itself.
  */
 const READY_PING_TIMEOUT_MS = 1500;
 

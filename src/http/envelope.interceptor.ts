@@ -75,7 +75,7 @@ export class EnvelopeInterceptor implements NestInterceptor {
         return notModified(response, raw.method, unchangedAnswer(serialised));
       }
     } else if (ifNoneMatch?.trim() === '*' && (raw.method === 'GET' || raw.method === 'HEAD')) {
-      // RFC 9110 section 13.1.2: `*` matches any current representation of a GET or HEAD (as
+      // RFC 9110: `*` matches any current representation of a GET or HEAD (as
       // Express's `send` reads it too, so both platforms answer alike).
       return notModified(response, raw.method, unchangedAnswer(serialised));
     }

@@ -5,7 +5,7 @@ export function pathOf(url: string): string {
   return query < 0 ? target : target.slice(0, query);
 }
 
-/** A target in absolute form (`http://host/path`, RFC 9112 section 3.2.2) as `/path`. */
+/** A target in absolute form (`http://host/path`, RFC 9112) as `/path`. */
 function originForm(url: string): string {
   if (url.charCodeAt(0) === 47 /* / */) return url;
   const origin = ABSOLUTE_FORM.exec(url);

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { LOGGER } from '../logging/logger.token.js';
@@ -24,7 +24,9 @@ export function routeOf(request: IncomingMessage): string | undefined {
 /**
  * What every request gets, whatever answers it (a route, the docs, a 404 outside CONTEXT_PATH):
  * its id in `x-request-id`, the security headers, and when it is over one log line and its
- * metrics. Applied as the application's first global middleware (`app.use`), on both platforms.
+ * metrics. The application's one middleware (`app.use`), on both platforms: it runs after the
+ * platform has rewritten the URL (src/http/platform.ts), and on Fastify once its router has chosen
+ * the route (Fastify runs middleware in its `onRequest` hook).
  */
 @Injectable()
 export class RequestContext {
@@ -33,7 +35,7 @@ export class RequestContext {
   constructor(
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly routes: RouteCatalog,
-    @Optional() private readonly observer?: RequestObserver,
+    private readonly observer: RequestObserver,
   ) {}
 
   readonly middleware = (req: unknown, res: unknown, next: () => void): void => {
@@ -54,7 +56,7 @@ export class RequestContext {
         route,
         latencyMs,
       });
-      this.observer?.requestCompleted(
+      this.observer.requestCompleted(
         request.method ?? 'GET',
         route,
         response.writableFinished ? response.statusCode : 'aborted',

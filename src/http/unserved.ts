@@ -1,12 +1,4 @@
-import {
-  Controller,
-  DynamicModule,
-  Injectable,
-  Module,
-  Optional,
-  Req,
-  SetMetadata,
-} from '@nestjs/common';
+import { Controller, DynamicModule, Injectable, Module, Req, SetMetadata } from '@nestjs/common';
 import type { HttpPlatform } from '../config/app-config.js';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { IncomingMessage } from 'node:http';
@@ -31,14 +23,14 @@ export const UNKNOWN_ROUTE = 'unknownRoute';
 export class Unserved {
   constructor(
     private readonly routes: RouteCatalog,
-    @Optional() private readonly policy?: UnservedRequestPolicy,
+    private readonly policy: UnservedRequestPolicy,
   ) {}
 
   /** `route`: the local template of the route the request reached. */
   async errorFor(request: IncomingMessage, route: string): Promise<ApiError> {
     const method = request.method ?? 'GET';
     const caller = callerOf(request);
-    const owned = await this.policy?.errorFor({ method, route, caller });
+    const owned = await this.policy.errorFor({ method, route, caller });
     return owned || this.notServed(method, pathOf(requestTargetOf(request)));
   }
 

@@ -1,9 +1,9 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../common/errors/api-error.js';
 import type { MaybePromise } from '../common/maybe-async.js';
-import { ChangeFeed, SINGLE_PROCESS_FEED } from '../database/change-feed.js';
-import { RevocableCache } from '../database/revocable-cache.js';
+import { ChangeFeed } from '../database/change-feed.js';
+import { ChangeFeedCache } from '../database/change-feed-cache.js';
 import { AuditTrail } from '../audit/audit-trail.service.js';
 import { REDACTED } from '../audit/changes.js';
 import { Transactions, type Tx } from '../database/transactions.js';
@@ -38,16 +38,16 @@ const KEY_REVOKED = 'api-key-revoked';
 @Injectable()
 export class ApiKeyService extends KeyResolver {
   /** Resolved keys by hash: synchronous, it sits on every request's path. */
-  private readonly resolvedKeys: RevocableCache<ResolvedKey>;
+  private readonly resolvedKeys: ChangeFeedCache<ResolvedKey>;
 
   constructor(
     private readonly merchants: MerchantRepository,
     private readonly transactions: Transactions,
     private readonly audit: AuditTrail,
-    @Optional() private readonly changes: ChangeFeed = SINGLE_PROCESS_FEED,
+    private readonly changes: ChangeFeed,
   ) {
     super();
-    this.resolvedKeys = new RevocableCache(
+    this.resolvedKeys = new ChangeFeedCache(
       changes,
       KEY_REVOKED,
       { maxBytes: API_KEY_CACHE_BYTES, ttlMs: KEY_CACHE_TTL_MS },
@@ -59,7 +59,7 @@ export class ApiKeyService extends KeyResolver {
   }
 
   /**
-   * The key's merchant, or undefined for an unknown or revoked key; a kept key (RevocableCache)
+   * The key's merchant, or undefined for an unknown or revoked key; a kept key (ChangeFeedCache)
    * at once, without a promise or a database round trip.
    */
   resolve(plaintext: string): MaybePromise<ResolvedKey | undefined> {

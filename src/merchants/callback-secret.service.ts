@@ -1,6 +1,6 @@
-import { Injectable, Optional } from '@nestjs/common';
-import { boundedCache } from '../common/cache/bounded-cache.js';
-import { ChangeFeed, SINGLE_PROCESS_FEED } from '../database/change-feed.js';
+import { Injectable } from '@nestjs/common';
+import { ChangeFeed } from '../database/change-feed.js';
+import { ChangeFeedCache } from '../database/change-feed-cache.js';
 import { AuditTrail } from '../audit/audit-trail.service.js';
 import { REDACTED } from '../audit/changes.js';
 import { Transactions, type Tx } from '../database/transactions.js';
@@ -33,22 +33,23 @@ export class CallbackSecretService {
    * merchant reads them once, not once per attempt (each read is a serialised transaction on
    * SQLite).
    */
-  private readonly copies = boundedCache<StoredCallbackSecrets>({
-    maxBytes: 1024 * 1024,
-    ttlMs: SIGNING_SECRETS_TTL_MS,
-  });
+  private readonly copies: ChangeFeedCache<StoredCallbackSecrets>;
 
   constructor(
     private readonly merchants: MerchantRepository,
     private readonly transactions: Transactions,
     private readonly secretBox: CallbackSecretBox,
     private readonly audit: AuditTrail,
-    @Optional() private readonly changes: ChangeFeed = SINGLE_PROCESS_FEED,
+    private readonly changes: ChangeFeed,
   ) {
-    changes.subscribe(CALLBACK_SECRET_REPLACED, {
-      onChange: (merchantId) => this.copies.delete(merchantId),
-      onGap: () => this.copies.clear(),
-    });
+    this.copies = new ChangeFeedCache(
+      changes,
+      CALLBACK_SECRET_REPLACED,
+      { maxBytes: 1024 * 1024, ttlMs: SIGNING_SECRETS_TTL_MS },
+      // Read for a callback attempt: ahead of waiting writes, like the dispatcher's bookkeeping.
+      (merchantId) =>
+        transactions.run((tx) => merchants.findCallbackSecrets(tx, merchantId), { ahead: true }),
+    );
   }
 
   /**
@@ -90,7 +91,7 @@ export class CallbackSecretService {
         changes: { callbackSecret: { old: REDACTED, new: REDACTED } },
       });
     });
-    this.copies.delete(merchantId); // also a copy read while the rotation committed
+    this.copies.forget(merchantId); // also a copy read while the rotation committed
     return { callbackSecret };
   }
 
@@ -111,16 +112,7 @@ export class CallbackSecretService {
    * one for a day after a rotation. Empty when the merchant has none.
    */
   async signingSecrets(merchantId: string, now = Date.now()): Promise<string[]> {
-    const reliable = this.changes.reliable;
-    let stored = reliable ? this.copies.get(merchantId) : undefined;
-    if (!stored) {
-      // Read for a callback attempt: ahead of waiting writes, like the dispatcher's bookkeeping.
-      stored = await this.transactions.run(
-        (tx) => this.merchants.findCallbackSecrets(tx, merchantId),
-        { ahead: true },
-      );
-      if (stored && reliable && this.changes.reliable) this.copies.set(merchantId, stored);
-    }
+    const stored = await this.copies.resolve(merchantId);
     if (!stored?.current) return [];
     const secrets = [this.secretBox.decrypt(stored.current)];
     const overlapping = stored.rotatedAt !== null && now - stored.rotatedAt < SECRET_OVERLAP_MS;
@@ -129,7 +121,7 @@ export class CallbackSecretService {
   }
 
   private async replace(tx: Tx, merchantId: string, secret: string): Promise<void> {
-    this.copies.delete(merchantId);
+    this.copies.forget(merchantId);
     await requireMerchant(this.merchants, tx, merchantId);
     const stored = await this.merchants.findCallbackSecrets(tx, merchantId);
     await this.merchants.setCallbackSecrets(tx, merchantId, {

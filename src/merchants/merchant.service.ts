@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { AuditTrail } from '../audit/audit-trail.service.js';
@@ -26,7 +26,7 @@ export class MerchantService {
     private readonly secrets: CallbackSecretService,
     private readonly keys: ApiKeyService,
     private readonly audit: AuditTrail,
-    @Optional() @Inject(APP_CONFIG) private readonly config?: AppConfig,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /** Creates a merchant with a new callback secret, returned this once. */
@@ -103,7 +103,7 @@ export class MerchantService {
 
   /** Checkout origins without repeats; `https` only in production. */
   private checkedOrigins(origins: string[]): string[] {
-    if (this.config?.nodeEnv === 'production' && origins.some((o) => !o.startsWith('https:'))) {
+    if (this.config.nodeEnv === 'production' && origins.some((o) => !o.startsWith('https:'))) {
       throw ApiError.invalidParameters([
         { field: 'checkoutOrigins', message: 'must hold https origins only in production' },
       ]);

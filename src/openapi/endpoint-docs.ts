@@ -198,7 +198,7 @@ const OPERATOR_EXAMPLES: Partial<Record<ErrorCode, { message: string; field?: st
   FORBIDDEN: { message: "This operator's role (viewer) does not include admin." },
 };
 
-/** The `WWW-Authenticate` challenges of operator answers (RFC 6750, section 3). */
+/** The `WWW-Authenticate` challenges of operator answers (RFC 6750's bearer challenges). */
 const OPERATOR_CHALLENGES: Partial<Record<ErrorCode, { description: string; required: boolean }>> =
   {
     INVALID_PARAMETER: {

@@ -1,16 +1,16 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { AuditTrail } from '../audit/audit-trail.service.js';
 import { REDACTED } from '../audit/changes.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { listingPage, type Listing } from '../common/http/envelope.js';
-import { ChangeFeed, SINGLE_PROCESS_FEED } from '../database/change-feed.js';
+import { ChangeFeed } from '../database/change-feed.js';
 import { isUniqueViolation } from '../database/dialect.js';
 import { Transactions, type Tx } from '../database/transactions.js';
 import type { OperatorCall } from '../access/operator-call.js';
 import type { OperatorRole } from '../access/operator-role.js';
 import { CreateOperatorDto, CreatedOperatorDto, OperatorViewDto } from './dto/operator.dto.js';
-import { OPERATOR_TOKEN_CHANGED, OperatorTokens } from './operator-authenticator.js';
+import { OPERATOR_TOKEN_CHANGED, OperatorTokensService } from './operator-tokens.service.js';
 import { OperatorRecord, OperatorRepository } from './operator.repository.js';
 import { generateOperatorToken, hashOperatorToken } from './operator-token.js';
 
@@ -27,9 +27,9 @@ export class OperatorService {
   constructor(
     private readonly operators: OperatorRepository,
     private readonly transactions: Transactions,
-    private readonly tokens: OperatorTokens,
+    private readonly tokens: OperatorTokensService,
     private readonly audit: AuditTrail,
-    @Optional() private readonly changes: ChangeFeed = SINGLE_PROCESS_FEED,
+    private readonly changes: ChangeFeed,
   ) {}
 
   async create(input: CreateOperatorDto, call?: OperatorCall): Promise<CreatedOperatorDto> {

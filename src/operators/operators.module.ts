@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
-import { OperatorAuthenticator } from '../access/access-ports.js';
-import { OperatorTokens } from './operator-authenticator.js';
+import { OperatorTokens } from '../access/access-ports.js';
+import { OperatorTokensService } from './operator-tokens.service.js';
 import { OperatorRepository } from './operator.repository.js';
 import { OperatorService } from './operator.service.js';
 import { OperatorsController } from './operators.controller.js';
@@ -12,10 +12,10 @@ import { TypeOrmOperatorRepository } from './typeorm-operator.repository.js';
   controllers: [OperatorsController],
   providers: [
     OperatorService,
-    OperatorTokens,
-    { provide: OperatorAuthenticator, useExisting: OperatorTokens },
+    OperatorTokensService,
+    { provide: OperatorTokens, useExisting: OperatorTokensService },
     { provide: OperatorRepository, useClass: TypeOrmOperatorRepository },
   ],
-  exports: [OperatorService, OperatorAuthenticator],
+  exports: [OperatorService, OperatorTokens],
 })
 export class OperatorsModule {}

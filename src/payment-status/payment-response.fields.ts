@@ -8,7 +8,7 @@ import type { MoneyDto, PaymentResponseDto } from './dto/payment-status-view.dto
  * - `masked`: masked before it is stored (account numbers);
  * - `sessionKey`: never stored; always the session's own key.
  */
-export type FieldKind = 'money' | 'text' | 'masked' | 'sessionKey';
+type FieldKind = 'money' | 'text' | 'masked' | 'sessionKey';
 
 /**
  * Every key of the answer's DTO and of the operator's input DTO must be listed, with a kind that
@@ -20,7 +20,7 @@ type FieldKinds<View, Input> = {
     ? NonNullable<Input[K]> extends MoneyInputDto
       ? 'money'
       : never
-    : 'text' | 'masked' | 'sessionKey';
+    : Exclude<FieldKind, 'money'>;
 } & Record<Exclude<keyof View, keyof Input> | Exclude<keyof Input, keyof View>, never>;
 
 /**

@@ -1,5 +1,4 @@
-import { AuditTrail } from '../audit/audit-trail.service.js';
-import { InMemoryAuditEvents, testAuditKeyring } from '../../test/fakes/in-memory-audit.js';
+import { InMemoryAuditEvents } from '../../test/fakes/in-memory-audit.js';
 import { successfulResponse } from '../../test/support/fixtures.js';
 import { InMemoryMerchants } from '../../test/fakes/in-memory-merchants.js';
 import { InMemoryPaymentSessions } from '../../test/fakes/in-memory-payment-sessions.js';
@@ -10,9 +9,10 @@ import { apiErrorOf } from '../../test/support/api-error-of.js';
 import { merchantServices } from '../../test/fakes/merchant-services.js';
 import type { OperatorCall } from '../access/operator-call.js';
 import type { PaymentReportDto } from './dto/payment-report.dto.js';
-import { MAX_REPORT_ATTEMPTS, PaymentSessionService } from './payment-session.service.js';
+import { MAX_REPORT_ATTEMPTS } from './payment-session.service.js';
 import { toStoredReport } from './payment-report.rules.js';
 import type { PaymentStatus } from './payment-status.types.js';
+import { testAuditTrail, testPaymentSessionService } from '../../test/fakes/no-op-ports.js';
 
 const MERCHANT = 'acme';
 const OTHER = 'globex';
@@ -36,8 +36,8 @@ async function setup() {
   const { merchants } = merchantServices(merchantStore, transactions);
   await merchants.createMerchant({ id: MERCHANT, name: 'Acme' });
   await merchants.createMerchant({ id: OTHER, name: 'Globex' });
-  const audit = new AuditTrail(events, transactions, testAuditKeyring());
-  const service = new PaymentSessionService(sessions, merchants, transactions, outbox, audit);
+  const audit = testAuditTrail(events, transactions);
+  const service = testPaymentSessionService(sessions, merchants, transactions, outbox, audit);
   return { service, sessions, transactions, outbox, events, audit };
 }
 

@@ -1,8 +1,9 @@
-import { Injectable, Optional } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { AuditTrail, type ChangeRecord } from '../audit/audit-trail.service.js';
 import { REDACTED, changesBetween } from '../audit/changes.js';
-import { boundedCache, ENTRY_OVERHEAD_BYTES } from '../common/cache/bounded-cache.js';
-import { ChangeFeed, SINGLE_PROCESS_FEED } from '../database/change-feed.js';
+import { ENTRY_OVERHEAD_BYTES } from '../common/cache/bounded-cache.js';
+import { ChangeFeed } from '../database/change-feed.js';
+import { ChangeFeedCache, EVERY_KEY } from '../database/change-feed-cache.js';
 import { DatabaseFiles } from '../database/database-files.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import type { OperatorCall } from '../access/operator-call.js';
@@ -16,7 +17,7 @@ import { BatchedUnits } from '../database/batched-units.js';
 import { isDatabaseUnavailable, isLostRace } from '../database/dialect.js';
 import { Transactions, allStatements, type Tx } from '../database/transactions.js';
 import { MerchantService } from '../merchants/merchant.service.js';
-import { CacheLookups, UNCOUNTED_CACHE_LOOKUPS } from '../metrics/cache-lookups.js';
+import { CacheLookups } from '../metrics/cache-lookups.js';
 import { PaymentReportDto } from './dto/payment-report.dto.js';
 import {
   SessionTimes,
@@ -66,6 +67,8 @@ interface StatusAnswer {
   element: PaymentStatusElement;
   /** What keeping it costs, roughly (see answerBytes). */
   bytes: number;
+  /** SUCCESSFUL or FAILED: the answer never changes but by an erasure, and may be kept. */
+  final: boolean;
 }
 
 /** Memory the kept final answers may take, their bytes kept by the envelope interceptor included. */
@@ -144,12 +147,8 @@ interface QueuedReport {
 /** Payment sessions: the merchant's status lookup and the operator's state machine. */
 @Injectable()
 export class PaymentSessionService {
-  private readonly finalAnswers = boundedCache<StatusAnswer>({
-    maxBytes: FINAL_ANSWER_BYTES,
-    sizeOf: (answer, key) => answer.bytes + 2 * key.length,
-  });
-  /** Moves on with every erasure heard of: a read that began before one is not kept. */
-  private generation = 0;
+  /** The final answers, dropped by an erasure of their personal data. */
+  private readonly finalAnswers: ChangeFeedCache<StatusAnswer>;
   /** Operators' reports, a batch of distinct sessions at a time. */
   private readonly reports: BatchedUnits<QueuedReport, ReportResult | ApiError>;
 
@@ -159,20 +158,23 @@ export class PaymentSessionService {
     private readonly transactions: Transactions,
     private readonly outbox: CallbackOutbox,
     private readonly audit: AuditTrail,
-    @Optional() private readonly lookups: CacheLookups = UNCOUNTED_CACHE_LOOKUPS,
-    @Optional() private readonly changes: ChangeFeed = SINGLE_PROCESS_FEED,
-    @Optional() private readonly files?: DatabaseFiles,
-    @Optional() private readonly metrics?: MetricsService,
-    @Optional() private readonly holders?: PersonalDataHolders,
+    private readonly lookups: CacheLookups,
+    private readonly changes: ChangeFeed,
+    private readonly files: DatabaseFiles,
+    private readonly metrics: MetricsService,
+    private readonly holders: PersonalDataHolders,
   ) {
     this.reports = new BatchedUnits(transactions, (tx, reports) => this.applyReports(tx, reports), {
       maxItems: REPORTS_PER_BATCH,
       joins: (batch, report) => !batch.some((r) => r.validationKey === report.validationKey),
     });
-    changes.subscribe(PERSONAL_DATA_ERASED, {
-      onChange: (key) => this.forgetAnswer(key),
-      onGap: () => this.forgetAnswer('*'),
-    });
+    this.finalAnswers = new ChangeFeedCache(
+      changes,
+      PERSONAL_DATA_ERASED,
+      { maxBytes: FINAL_ANSWER_BYTES, sizeOf: (answer, key) => answer.bytes + 2 * key.length },
+      (validationKey) => this.readAnswer(validationKey),
+      (answer) => answer.final,
+    );
   }
 
   /**
@@ -188,34 +190,24 @@ export class PaymentSessionService {
     validationKey: string,
     merchantId?: string,
   ): Promise<PaymentStatusElement | undefined> {
-    const final = this.finalAnswers.get(validationKey);
+    const final = this.finalAnswers.kept(validationKey);
     this.lookups.cacheLookup('final_status', Boolean(final));
     const answer =
       final ??
       // A key that cannot exist (too long, a control character, a slash) is a miss without a read.
-      (isValidationKey(validationKey) ? await this.readAnswer(validationKey) : undefined);
+      (isValidationKey(validationKey) ? await this.finalAnswers.read(validationKey) : undefined);
     if (!answer || (merchantId !== undefined && answer.merchantId !== merchantId)) return undefined;
     return answer.element;
   }
 
   private async readAnswer(validationKey: string): Promise<StatusAnswer | undefined> {
-    const generation = this.generation;
     const session = await this.sessions.lookUp(validationKey);
     if (!session) return undefined;
     const element = buildStatusElement(validationKey, session);
-    const answer = { merchantId: session.merchantId, element, bytes: answerBytes(session) };
-    if (isFinal(session.status) && generation === this.generation) {
-      Object.freeze(element);
-      this.finalAnswers.set(validationKey, answer);
-    }
-    return answer;
-  }
-
-  /** Drops a kept answer (`*`: every one) and makes reads under way not keep theirs. */
-  private forgetAnswer(validationKey: string): void {
-    this.generation++;
-    if (validationKey === '*') this.finalAnswers.clear();
-    else this.finalAnswers.delete(validationKey);
+    const final = isFinal(session.status);
+    // A kept answer is shared by every lookup (and its bytes by the envelope interceptor).
+    if (final) Object.freeze(element);
+    return { merchantId: session.merchantId, element, bytes: answerBytes(session), final };
   }
 
   /**
@@ -326,10 +318,10 @@ export class PaymentSessionService {
       }
       return erased.length;
     });
-    this.forgetAnswer(validationKey);
+    this.finalAnswers.forget(validationKey);
     if (erased > 0) {
-      this.metrics?.personalDataErased(1, 'request');
-      await this.files?.dropOldPageVersions();
+      this.metrics.personalDataErased(1, 'request');
+      await this.files.dropOldPageVersions();
     }
   }
 
@@ -351,11 +343,11 @@ export class PaymentSessionService {
           target: null,
           changes: { sessions: { old: null, new: erased } },
         });
-        await this.changes.announce(tx, PERSONAL_DATA_ERASED, '*');
+        await this.changes.announce(tx, PERSONAL_DATA_ERASED, EVERY_KEY);
       }
       return { examined: due.length, erased };
     });
-    if (result.erased > 0) this.forgetAnswer('*');
+    if (result.erased > 0) this.finalAnswers.forget();
     return result;
   }
 
@@ -375,7 +367,7 @@ export class PaymentSessionService {
     await this.sessions.storeErasure(tx, session.validationKey, stored, now);
     // What else holds the session's personal data (the checkout's customer and address) is
     // erased whether or not the payment response held any.
-    const held = (await this.holders?.eraseIn(tx, session.validationKey)) ?? [];
+    const held = await this.holders.eraseIn(tx, session.validationKey);
     if (erased.length > 0) {
       await this.outbox.rewriteBodies(tx, session.validationKey, callbackBodyWithoutPersonalData);
       if (announce) await this.changes.announce(tx, PERSONAL_DATA_ERASED, session.validationKey);

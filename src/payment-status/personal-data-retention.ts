@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { PeriodicSweep } from '../common/periodic-sweep.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { DatabaseFiles } from '../database/database-files.js';
@@ -25,7 +25,7 @@ export class PersonalDataRetention extends PeriodicSweep {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly sessions: PaymentSessionService,
     private readonly files: DatabaseFiles,
-    @Optional() private readonly metrics?: MetricsService,
+    private readonly metrics: MetricsService,
   ) {
     super();
   }
@@ -50,7 +50,7 @@ export class PersonalDataRetention extends PeriodicSweep {
       this.logger.warn({ err: String(error) }, 'Could not erase personal data past retention');
     }
     if (total > 0) {
-      this.metrics?.personalDataErased(total, 'retention');
+      this.metrics.personalDataErased(total, 'retention');
       this.logger.log({ sessions: total }, 'Erased personal data past retention');
       await this.files.dropOldPageVersions();
     }

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { RateLimitRefusals } from '../rate-limits/rate-limit-refusals.js';
@@ -18,7 +18,7 @@ export class StatusLookupLimit {
   constructor(
     private readonly store: RateLimitStore,
     @Inject(APP_CONFIG) config: AppConfig,
-    @Optional() private readonly refusals?: RateLimitRefusals,
+    private readonly refusals: RateLimitRefusals,
   ) {
     this.limit = config.rateLimit.notFoundLimit;
     this.windowMs = config.rateLimit.notFoundWindowSeconds * 1000;
@@ -28,7 +28,7 @@ export class StatusLookupLimit {
   async refusal(tracker: string): Promise<ApiError | undefined> {
     const seconds = await this.store.blockedFor(keyOf(tracker), 'status-not-found');
     if (seconds <= 0) return undefined;
-    this.refusals?.rateLimited('status_not_found');
+    this.refusals.rateLimited('status_not_found');
     return rateLimited(seconds);
   }
 
@@ -42,7 +42,7 @@ export class StatusLookupLimit {
       'status-not-found',
     );
     if (!record.isBlocked) return new ApiError('TRANSACTION_FAILED', { field: 'validationKey' });
-    this.refusals?.rateLimited('status_not_found');
+    this.refusals.rateLimited('status_not_found');
     return rateLimited(record.timeToBlockExpire);
   }
 }

@@ -1,5 +1,4 @@
-import { AuditTrail } from '../audit/audit-trail.service.js';
-import { InMemoryAuditEvents, testAuditKeyring } from '../../test/fakes/in-memory-audit.js';
+import { InMemoryAuditEvents } from '../../test/fakes/in-memory-audit.js';
 import { InMemoryMerchants } from '../../test/fakes/in-memory-merchants.js';
 import { InMemoryPaymentSessions } from '../../test/fakes/in-memory-payment-sessions.js';
 import { InMemoryCallbackOutbox } from '../../test/fakes/in-memory-callback-outbox.js';
@@ -11,8 +10,8 @@ import { ApiError } from '../common/errors/api-error.js';
 import { merchantServices } from '../../test/fakes/merchant-services.js';
 import { INIT_IFRAME_EXAMPLE, InitIframeDto } from '../checkout/dto/init-iframe.dto.js';
 import { SeedPaymentSessionDto } from './dto/payment-report.dto.js';
-import { PaymentSessionService } from './payment-session.service.js';
 import { VALIDATION_KEY_RULE, isValidationKey } from './payment-status.types.js';
+import { testAuditTrail, testPaymentSessionService } from '../../test/fakes/no-op-ports.js';
 
 /**
  * Keys the rule refuses: empty, too long, `/`, control characters, non-ASCII (the contract), and
@@ -53,9 +52,9 @@ async function setup() {
   const transactions = new InMemoryTransactions(sessions, merchantStore, outbox, events);
   const { merchants } = merchantServices(merchantStore, transactions);
   await merchants.createMerchant({ id: 'acme', name: 'Acme' });
-  const audit = new AuditTrail(events, transactions, testAuditKeyring());
+  const audit = testAuditTrail(events, transactions);
   return {
-    service: new PaymentSessionService(sessions, merchants, transactions, outbox, audit),
+    service: testPaymentSessionService(sessions, merchants, transactions, outbox, audit),
     sessions,
   };
 }

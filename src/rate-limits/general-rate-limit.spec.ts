@@ -3,6 +3,7 @@ import { loadConfig } from '../config/app-config.js';
 import { FixedWindowStorage } from './fixed-window-storage.js';
 import { RateLimitRecord, RateLimitStore } from './rate-limit-store.js';
 import { GeneralRateLimit } from './general-rate-limit.js';
+import { UNCOUNTED_REFUSALS } from '../../test/fakes/no-op-ports.js';
 
 const config = loadConfig({ RATE_LIMIT_PER_MINUTE: '2' });
 
@@ -23,7 +24,7 @@ class WaitingStore extends RateLimitStore {
 describe('GeneralRateLimit.countRequest', () => {
   it('answers at once from memory, with the headers, and refuses past the limit', () => {
     const store = new FixedWindowStorage();
-    const limits = new GeneralRateLimit(store, config);
+    const limits = new GeneralRateLimit(store, config, UNCOUNTED_REFUSALS);
     const first = limits.countRequest('key:a');
     expect(first).not.toBeInstanceOf(Promise);
     expect(first).toEqual({
@@ -46,7 +47,7 @@ describe('GeneralRateLimit.countRequest', () => {
 
   it('waits for a store that cannot count at once, with the same verdicts', async () => {
     const store = new WaitingStore();
-    const limits = new GeneralRateLimit(store, config);
+    const limits = new GeneralRateLimit(store, config, UNCOUNTED_REFUSALS);
     const first = limits.countRequest('key:a');
     expect(first).toBeInstanceOf(Promise);
     expect(await first).toMatchObject({ headers: { 'X-RateLimit-Remaining': '1' } });

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error.js';
 import { andThen, type MaybePromise } from '../common/maybe-async.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
@@ -16,11 +16,10 @@ export interface LimitVerdict {
  * process's memory, or Redis shared by all instances). A caller is its API key when valid, else
  * its address, so guessing keys is limited like any other traffic.
  *
- * Applied by the access guard's policy rather than by @nestjs/throttler's ThrottlerGuard: a guard
- * never runs for a request no route serves, which must be counted by the same counters (the
- * unserved-request middleware admits it through the same policy), and the caller is known only
- * once its key is checked. The counters keep the library's storage interface, so its Redis
- * storage serves several instances.
+ * Applied by the access policy, in the one global guard, rather than by @nestjs/throttler's
+ * ThrottlerGuard: the caller is known only once its key is checked, and a caller without a valid
+ * key is counted by its address before it is refused. The counters keep the library's storage
+ * interface (no ThrottlerModule is used), so its Redis storage serves several instances.
  */
 @Injectable()
 export class GeneralRateLimit {
@@ -31,7 +30,7 @@ export class GeneralRateLimit {
   constructor(
     private readonly store: RateLimitStore,
     @Inject(APP_CONFIG) config: AppConfig,
-    @Optional() private readonly refusals?: RateLimitRefusals,
+    private readonly refusals: RateLimitRefusals,
   ) {
     this.limit = config.rateLimit.generalLimit;
     this.windowMs = config.rateLimit.generalWindowSeconds * 1000;
@@ -58,7 +57,7 @@ export class GeneralRateLimit {
       'X-RateLimit-Reset': String(record.timeToExpire),
     };
     if (!record.isBlocked) return { headers };
-    this.refusals?.rateLimited('general');
+    this.refusals.rateLimited('general');
     return { headers, refusal: rateLimited(record.timeToBlockExpire) };
   }
 }

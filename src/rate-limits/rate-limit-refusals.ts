@@ -3,8 +3,7 @@ export type RefusedLimit = 'general' | 'status_not_found' | 'checkout_refusals';
 
 /**
  * Counts the requests a rate limit refuses with 429. Declared beside the limits and provided by
- * MetricsService (src/metrics/metrics.module.ts); a limit takes it as an optional dependency, so
- * it works (and is unit-tested) without the metrics module.
+ * MetricsService (src/metrics/metrics.module.ts).
  */
 export abstract class RateLimitRefusals {
   abstract rateLimited(limit: RefusedLimit): void;

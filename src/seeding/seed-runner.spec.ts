@@ -1,22 +1,23 @@
-import { createCache } from 'cache-manager';
 import { InMemoryCryptoPairs } from '../../test/fakes/in-memory-crypto-pairs.js';
 import { InMemoryMerchants } from '../../test/fakes/in-memory-merchants.js';
 import { InMemoryOperators } from '../../test/fakes/in-memory-operators.js';
 import { InMemoryPaymentSessions } from '../../test/fakes/in-memory-payment-sessions.js';
 import { InMemoryCallbackOutbox } from '../../test/fakes/in-memory-callback-outbox.js';
 import { InMemoryTransactions } from '../../test/fakes/in-memory-transactions.js';
-import { AuditTrail } from '../audit/audit-trail.service.js';
-import { InMemoryAuditEvents, testAuditKeyring } from '../../test/fakes/in-memory-audit.js';
-import { CatalogService } from '../catalog/catalog.service.js';
-import { boundedMemoryStore } from '../common/cache/memory-store.js';
+import { InMemoryAuditEvents } from '../../test/fakes/in-memory-audit.js';
 import { loadConfig } from '../config/app-config.js';
 import { merchantServices } from '../../test/fakes/merchant-services.js';
-import { PaymentSessionService } from '../payment-status/payment-session.service.js';
-import { OperatorTokens } from '../operators/operator-authenticator.js';
+import { OperatorTokensService } from '../operators/operator-tokens.service.js';
 import { OperatorService } from '../operators/operator.service.js';
 import { hashOperatorToken } from '../operators/operator-token.js';
 import type { SeedFileDto } from './seed-file.dto.js';
 import { SeedRejected, SeedRunner } from './seed-runner.js';
+import {
+  SINGLE_PROCESS_FEED,
+  testAuditTrail,
+  testPaymentSessionService,
+  testCatalogService,
+} from '../../test/fakes/no-op-ports.js';
 
 function setup() {
   const pairs = new InMemoryCryptoPairs();
@@ -33,11 +34,10 @@ function setup() {
     events,
     operatorStore,
   );
-  const cache = createCache({ stores: [boundedMemoryStore(1024 * 1024)] });
-  const audit = new AuditTrail(events, transactions, testAuditKeyring());
-  const catalog = new CatalogService(pairs, transactions, cache, loadConfig({}), audit);
+  const audit = testAuditTrail(events, transactions);
+  const catalog = testCatalogService(pairs, transactions, loadConfig({}), audit);
   const { merchants } = merchantServices(merchantStore, transactions);
-  const sessionService = new PaymentSessionService(
+  const sessionService = testPaymentSessionService(
     sessions,
     merchants,
     transactions,
@@ -48,8 +48,9 @@ function setup() {
   const operators = new OperatorService(
     operatorStore,
     transactions,
-    new OperatorTokens(config, operatorStore, transactions),
+    new OperatorTokensService(config, operatorStore, transactions, SINGLE_PROCESS_FEED),
     audit,
+    SINGLE_PROCESS_FEED,
   );
   const runner = new SeedRunner(transactions, catalog, merchants, sessionService, operators);
   return { runner, pairs, merchantStore, sessions, catalog, operatorStore, events };

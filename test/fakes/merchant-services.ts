@@ -1,6 +1,7 @@
-import { AuditTrail } from '../../src/audit/audit-trail.service.js';
 import type { ChangeFeed } from '../../src/database/change-feed.js';
-import { InMemoryAuditEvents, testAuditKeyring } from './in-memory-audit.js';
+import { InMemoryAuditEvents } from './in-memory-audit.js';
+import { SINGLE_PROCESS_FEED, testAuditTrail } from './no-op-ports.js';
+import { loadConfig } from '../../src/config/app-config.js';
 import type { Transactions } from '../../src/database/transactions.js';
 import { ApiKeyService } from '../../src/merchants/api-key.service.js';
 import { CallbackSecretService } from '../../src/merchants/callback-secret.service.js';
@@ -12,12 +13,12 @@ import { testSecretBox } from './in-memory-transactions.js';
 export function merchantServices(
   store: InMemoryMerchants,
   transactions: Transactions,
-  changes?: ChangeFeed,
+  changes: ChangeFeed = SINGLE_PROCESS_FEED,
   box = testSecretBox(),
-  audit = new AuditTrail(new InMemoryAuditEvents(), transactions, testAuditKeyring()),
+  audit = testAuditTrail(new InMemoryAuditEvents(), transactions),
 ) {
   const keys = new ApiKeyService(store, transactions, audit, changes);
   const secrets = new CallbackSecretService(store, transactions, box, audit, changes);
-  const merchants = new MerchantService(store, transactions, secrets, keys, audit);
+  const merchants = new MerchantService(store, transactions, secrets, keys, audit, loadConfig({}));
   return { merchants, keys, secrets };
 }

@@ -8,6 +8,7 @@ import {
   VALIDATION_KEY_PATTERN,
   VALIDATION_KEY_RULE,
 } from '../../payment-status/payment-status.types.js';
+import { DEMO_SESSION_EXAMPLES } from '../../payment-status/dto/payment-status-view.dto.js';
 
 export class PairIdParams {
   @ApiProperty({ type: 'integer', minimum: 1, example: 1 })
@@ -17,6 +18,13 @@ export class PairIdParams {
   @DigitsToInteger()
   id: number;
 }
+
+/** The documentation of a route's `validationKey` that names a stored session. */
+export const STORED_SESSION_KEY_PARAM = {
+  name: 'validationKey',
+  description: `${VALIDATION_KEY_DESCRIPTION} The examples are the sandbox's demo sessions.`,
+  examples: DEMO_SESSION_EXAMPLES,
+};
 
 export class ValidationKeyParams {
   @ApiProperty({

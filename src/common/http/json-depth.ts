@@ -25,13 +25,3 @@ export function nestsDeeperThan(text: string, max: number = MAX_JSON_DEPTH): boo
   }
   return false;
 }
-
-/** The error both platforms' JSON parsers raise for a body nested too deep. */
-export function tooDeepError(): Error {
-  return Object.assign(new Error(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`), {
-    status: 400,
-    statusCode: 400,
-    code: 'JSON_TOO_DEEP',
-    type: 'entity.too.deep',
-  });
-}

@@ -11,7 +11,7 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
  * A 304 Not Modified, returned in place of the answer's body: no body, so no Content-Type or
- * Content-Length (RFC 9110 section 15.4.5; given no body, both platforms send neither). To a
+ * Content-Length (RFC 9110: a 304 has no content; given no body, both platforms send neither). To a
  * HEAD the body is handed back with its type: Fastify's HEAD routes set Content-Length from what
  * the handler gives (0 for nothing), and the 200's length is the one a 304 may carry; Express
  * drops both from any 304.
@@ -34,12 +34,6 @@ export function notModified(
  */
 export function closeAfter(response: ServerResponse): void {
   if (!response.headersSent) response.setHeader('connection', 'close');
-}
-
-/** A response body serialised once, kept as the bytes sent. */
-export interface SerializedBody {
-  body: string;
-  etag: string;
 }
 
 /** A strong ETag: the same bytes give the same tag; `salt` makes other changes show too. */

@@ -10,7 +10,7 @@ const PAGE = 500;
 /**
  * The destination account of a stored init-iframe request becomes what the service stores now
  * (src/checkout/account-numbers.ts): masked like `accountNumber`, beside a keyed digest, never in
- * clear (contract section 3). Requests stored before held the number as sent.
+ * clear, as every account number. Requests stored before held the number as sent.
  */
 export class MaskedDestinationAccounts1764600000000 implements MigrationInterface {
   name = 'MaskedDestinationAccounts1764600000000';

@@ -1,14 +1,14 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../common/errors/api-error.js';
 import { andThen, type MaybePromise } from '../common/maybe-async.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
-import { ChangeFeed, SINGLE_PROCESS_FEED } from '../database/change-feed.js';
-import { RevocableCache } from '../database/revocable-cache.js';
+import { ChangeFeed } from '../database/change-feed.js';
+import { ChangeFeedCache } from '../database/change-feed-cache.js';
 import { Transactions } from '../database/transactions.js';
 import type { OperatorIdentity } from '../access/operator-call.js';
 import { ROLES_INCLUDING, type OperatorRole } from '../access/operator-role.js';
-import { OperatorAuthenticator, type OperatorRefusal } from '../access/access-ports.js';
+import { OperatorTokens, type OperatorRefusal } from '../access/access-ports.js';
 import { ActiveOperator, OperatorRepository } from './operator.repository.js';
 import { hashOperatorToken, OPERATOR_TOKEN_PREFIX } from './operator-token.js';
 
@@ -19,7 +19,7 @@ export const OPERATOR_TOKEN_CHANGED = 'operator-token-changed';
 export const ROOT: OperatorIdentity = { kind: 'root', id: 'root', name: 'root', role: 'admin' };
 
 /**
- * The challenges of RFC 6750 (section 3): a request without a bearer token gets the bare
+ * The challenges of RFC 6750: a request without a bearer token gets the bare
  * challenge, one whose token does not work `invalid_token`, one whose role is too small
  * `insufficient_scope`.
  */
@@ -52,21 +52,21 @@ function digest(value: string): Buffer {
  * missed nothing kept is trusted.
  */
 @Injectable()
-export class OperatorTokens extends OperatorAuthenticator {
+export class OperatorTokensService extends OperatorTokens {
   private readonly logger = new Logger('Operators');
   private readonly root: Buffer | undefined;
-  private readonly known: RevocableCache<ActiveOperator>;
+  private readonly known: ChangeFeedCache<ActiveOperator>;
   private readonly lastWritten = new Map<string, number>();
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
     private readonly operators: OperatorRepository,
     private readonly transactions: Transactions,
-    @Optional() changes: ChangeFeed = SINGLE_PROCESS_FEED,
+    changes: ChangeFeed,
   ) {
     super();
     this.root = config.adminToken === undefined ? undefined : digest(config.adminToken);
-    this.known = new RevocableCache(
+    this.known = new ChangeFeedCache(
       changes,
       OPERATOR_TOKEN_CHANGED,
       { maxBytes: 1024 * 1024, ttlMs: TOKEN_CACHE_TTL_MS },

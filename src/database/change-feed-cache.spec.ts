@@ -1,5 +1,5 @@
 import type { ChangeFeed, Subscription } from './change-feed.js';
-import { RevocableCache } from './revocable-cache.js';
+import { ChangeFeedCache, EVERY_KEY } from './change-feed-cache.js';
 
 /** A change feed the test drives: announcements, gaps and reliability. */
 class DrivenFeed implements ChangeFeed {
@@ -32,11 +32,11 @@ function setUp() {
     loads++;
     return stored.get(hash);
   };
-  const cache = new RevocableCache<Credential>(feed, 'revoked', { maxBytes: 64 * 1024 }, load);
+  const cache = new ChangeFeedCache<Credential>(feed, 'revoked', { maxBytes: 64 * 1024 }, load);
   return { feed, cache, stored, loads: () => loads };
 }
 
-describe('RevocableCache', () => {
+describe('ChangeFeedCache', () => {
   it('answers a kept credential at once, without a promise and without loading it again', async () => {
     const { cache, loads } = setUp();
     expect(await cache.resolve('h1')).toEqual({ owner: 'acme' });
@@ -95,5 +95,65 @@ describe('RevocableCache', () => {
     stored.delete('h1');
     cache.forget('h1');
     expect(await cache.resolve('h1')).toBeUndefined();
+  });
+
+  it('never keeps what a read begun before a change found, whenever the read ends', async () => {
+    const feed = new DrivenFeed();
+    let value = 'before';
+    const reads: (() => void)[] = [];
+    const cache = new ChangeFeedCache<Credential>(feed, 'revoked', { maxBytes: 64 * 1024 }, () => {
+      const seen = value;
+      return new Promise((resolve) => reads.push(() => resolve({ owner: seen })));
+    });
+    const stale = cache.read('h1');
+    // The change commits and is heard of while the read is under way.
+    value = 'after';
+    feed.revoke('h1');
+    reads.shift()!();
+    expect(await stale).toEqual({ owner: 'before' });
+    expect(cache.kept('h1')).toBeUndefined();
+    const fresh = cache.resolve('h1');
+    reads.shift()!();
+    expect(await fresh).toEqual({ owner: 'after' });
+    expect(cache.kept('h1')).toEqual({ owner: 'after' });
+  });
+
+  it('does not keep a read begun before a gap, nor one begun before a change on this instance', async () => {
+    const { feed, cache, loads } = setUp();
+    const beforeGap = cache.resolve('h1');
+    feed.gap();
+    await beforeGap;
+    const beforeForget = cache.resolve('h2');
+    cache.forget('h2');
+    await beforeForget;
+    expect([cache.kept('h1'), cache.kept('h2')]).toEqual([undefined, undefined]);
+    expect(loads()).toBe(2);
+  });
+
+  it(`drops every kept value when the feed's payload is ${EVERY_KEY}`, async () => {
+    const { feed, cache, loads } = setUp();
+    await cache.resolve('h1');
+    await cache.resolve('h2');
+    feed.revoke(EVERY_KEY);
+    expect([cache.kept('h1'), cache.kept('h2')]).toEqual([undefined, undefined]);
+    await cache.resolve('h1');
+    expect(loads()).toBe(3);
+  });
+
+  it('keeps only the values its rule allows', async () => {
+    const feed = new DrivenFeed();
+    let loads = 0;
+    const cache = new ChangeFeedCache<Credential>(
+      feed,
+      'revoked',
+      { maxBytes: 64 * 1024 },
+      async (key) => (loads++, { owner: key }),
+      (value) => value.owner === 'final',
+    );
+    await cache.resolve('pending');
+    await cache.resolve('pending');
+    await cache.resolve('final');
+    expect(cache.resolve('final')).toEqual({ owner: 'final' });
+    expect(loads).toBe(3);
   });
 });
