@@ -492,7 +492,12 @@ describe('checkout (e2e)', () => {
         outcome: 'failed',
         reason: 'DECLINED',
       });
-      expect(failed.body.payload[0]).toEqual({ status: 'FAILED', stage: 'ended', outcome: 'fail' });
+      expect(failed.body.payload[0]).toEqual({
+        status: 'FAILED',
+        stage: 'ended',
+        outcome: 'fail',
+        detailedStatus: 'DECLINED',
+      });
       expect((await lookup(t, 'vk_co_failed')).body.payload[0]).toEqual({
         status: 'FAILED',
         errorMessage: 'Payment declined',
@@ -506,6 +511,7 @@ describe('checkout (e2e)', () => {
         status: 'NOT_COMPLETED',
         stage: 'ended',
         outcome: 'cancel',
+        detailedStatus: 'ABANDONED_BY_USER',
       });
       expect((await lookup(t, 'vk_co_cancelled')).body.payload[0]).toEqual({
         status: 'NOT_COMPLETED',

@@ -41,6 +41,23 @@ const CURSORS: [string, string][] = [
   ['not base64url', 'not+base64/url'],
 ];
 
+/** Cursors of the lists that page by a row's id: what no page of theirs wrote. */
+const ID_CURSORS = [
+  cursorOf({ id: 1.5 }),
+  rawCursor('{"id":1e400}'),
+  cursorOf({ id: -1 }),
+  cursorOf({ id: 2147483648 }),
+  cursorOf({ id: Number.MAX_SAFE_INTEGER }),
+  rawCursor('{"id":9007199254740993}'),
+  cursorOf({ id: '1' }),
+  cursorOf({ id: null }),
+  cursorOf([1]),
+  cursorOf(null),
+  rawCursor('{"id":1'),
+  'not+base64/url',
+  '%00',
+];
+
 /** A list route, a query that it answers 200, and its parameters with values each refuses. */
 interface ListCase {
   path: string;
@@ -118,6 +135,28 @@ const LISTS: ListCase[] = [
       createdFrom: [...CONTROL_TEXT, '%2B275760-09-13T00:00:01Z', '2026-02-30T00:00:00Z'],
       createdTo: [...CONTROL_TEXT, '99999-01-01T00:00:00Z'],
       cursor: CURSORS.map(([, cursor]) => cursor),
+      size: NOT_A_COUNT,
+    },
+  },
+  {
+    path: '/admin/deposit-addresses',
+    valid: 'network=evm&chainId=1&state=watching&size=5',
+    refused: {
+      network: [...CONTROL_TEXT, 'EVM'],
+      chainId: [...NOT_A_COUNT, '0', '2147483648'].map((v) => `${v}&network=evm`),
+      state: [...CONTROL_TEXT, 'open'].map((v) => `${v}&network=evm`),
+      cursor: ID_CURSORS.map((v) => `${v}&network=evm`),
+      size: NOT_A_COUNT.map((v) => `${v}&network=evm`),
+    },
+  },
+  {
+    path: '/admin/deposits',
+    valid: 'flagged=true&validationKey=vk_filters_0&network=tron&size=5',
+    refused: {
+      flagged: [...CONTROL_TEXT, 'yes'],
+      validationKey: CONTROL_TEXT,
+      network: CONTROL_TEXT,
+      cursor: ID_CURSORS,
       size: NOT_A_COUNT,
     },
   },

@@ -386,6 +386,7 @@ describe('CheckoutService: outcomes only from PENDING', () => {
       status: 'NOT_COMPLETED',
       stage: 'ended',
       outcome: 'cancel',
+      detailedStatus: 'ABANDONED_BY_USER',
     });
     expect(s.outbox.callbacks.map((c) => [c.validationKey, c.status, c.url])).toEqual([
       ['vk_failed', 'FAILED', 'https://shop.example/error'],

@@ -202,6 +202,9 @@ function cursorOf(id: number): string {
   return Buffer.from(JSON.stringify({ id })).toString('base64url');
 }
 
+/** The largest id a row of these lists has (their ids are 32-bit integers on PostgreSQL). */
+const MAX_ROW_ID = 2_147_483_647;
+
 /** The id a cursor names (0: from the start); a cursor this service did not make is a 400. */
 function cursorValue(cursor: string | undefined): number {
   if (cursor === undefined) return 0;
@@ -209,7 +212,9 @@ function cursorValue(cursor: string | undefined): number {
     const { id } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
       id?: unknown;
     };
-    if (Number.isSafeInteger(id) && (id as number) >= 0) return id as number;
+    if (Number.isSafeInteger(id) && (id as number) >= 0 && (id as number) <= MAX_ROW_ID) {
+      return id as number;
+    }
   } catch {
     // refused below
   }
