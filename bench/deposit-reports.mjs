@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { HDKey } from '@scure/bip32';
 import { ROOT, scriptEnv, scriptNodeFlags } from './lib/build.mjs';
+import { initIframeRequest, jsonCaller } from './lib/gateway-calls.mjs';
 import { startPostgres } from './lib/dataset.mjs';
 import { median, measure } from './lib/measure.mjs';
 import {
@@ -50,17 +51,7 @@ const ADMIN_TOKEN = randomBytes(24).toString('base64url');
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
 const USDT_TRON = 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t';
 
-async function call(port, path, { method = 'GET', headers = admin, body } = {}) {
-  const res = await httpRequest(port, path, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    timeoutMs: 30_000,
-  });
-  const text = res.body.toString('utf8');
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
+const call = jsonCaller(admin);
 
 async function main() {
   await runToCompletion(process.execPath, ['scripts/build-if-needed.mjs'], {
@@ -122,7 +113,7 @@ async function main() {
     const started = await call(port, '/api/gateway/init-iframe', {
       method: 'POST',
       headers: { key: apiKey, 'x-api-version': '1', 'content-type': 'application/json' },
-      body: checkout(`vk_bench_${i}`),
+      body: initIframeRequest(`vk_bench_${i}`, 'bench'),
     });
     const token = started.payload[0].initializationToken;
     const page = await httpRequest(port, `/checkout/${token}`);
@@ -205,29 +196,6 @@ async function main() {
         `${m(i, 'cpuMicros')} | ${(m(i, 'cpuMicros') / writeCpu).toFixed(2)} | ${failed} |`,
     );
   }
-}
-
-function checkout(validationKey) {
-  return {
-    money: { amount: '10.00', currency: 'EUR' },
-    client: {
-      firstName: 'Ann',
-      lastName: 'Lee',
-      phone: '871234567',
-      dialingCode: '+353',
-      nationality: 'IE',
-      emailAddress: 'ann@example.org',
-      dob: '1990-01-31',
-    },
-    address: { addressLine1: '1 Main St', countryCode: 'IE', city: 'Dublin' },
-    validationKey,
-    clientReference: 'bench',
-    traceId: validationKey,
-    description: 'bench',
-    destinationAccountNumber: '5001000001223369',
-    brandId: '001',
-    returnUrl: 'https://shop.example/return',
-  };
 }
 
 try {

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { HDKey } from '@scure/bip32';
 import { ROOT, scriptEnv, scriptNodeFlags } from './lib/build.mjs';
+import { initIframeRequest, jsonCaller } from './lib/gateway-calls.mjs';
 import {
   cleanup,
   freePort,
@@ -60,17 +61,7 @@ const PAIRS = [
   },
 ];
 
-async function call(port, path, { method = 'GET', headers = admin, body } = {}) {
-  const res = await httpRequest(port, path, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    timeoutMs: 30_000,
-  });
-  const text = res.body.toString('utf8');
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
+const call = jsonCaller(admin);
 
 /** A file as the browser gets it: its bytes, and the Content-Encoding the service sent. */
 async function fetched(port, path) {
@@ -141,7 +132,7 @@ async function main() {
     const started = await call(port, '/api/gateway/init-iframe', {
       method: 'POST',
       headers: { key: apiKey, 'x-api-version': '1', 'content-type': 'application/json' },
-      body: checkout(`vk_weight_${i}`),
+      body: initIframeRequest(`vk_weight_${i}`, 'Order 1001: a pot of tea'),
     });
     const token = started.payload[0].initializationToken;
     const first = (await fetched(port, `/checkout/${token}`)).toString('utf8');
@@ -176,29 +167,6 @@ async function main() {
   console.log('| payment | file | bytes | gzip bytes |');
   console.log('|---|---|---:|---:|');
   for (const row of rows) console.log(row);
-}
-
-function checkout(validationKey) {
-  return {
-    money: { amount: '10.00', currency: 'EUR' },
-    client: {
-      firstName: 'Ann',
-      lastName: 'Lee',
-      phone: '871234567',
-      dialingCode: '+353',
-      nationality: 'IE',
-      emailAddress: 'ann@example.org',
-      dob: '1990-01-31',
-    },
-    address: { addressLine1: '1 Main St', countryCode: 'IE', city: 'Dublin' },
-    validationKey,
-    clientReference: 'bench',
-    traceId: validationKey,
-    description: 'Order 1001: a pot of tea',
-    destinationAccountNumber: '5001000001223369',
-    brandId: '001',
-    returnUrl: 'https://shop.example/return',
-  };
 }
 
 try {
